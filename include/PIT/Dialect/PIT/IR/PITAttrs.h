@@ -1,0 +1,15 @@
+//===- PITAttrs.h - pit dialect attributes ----------------------*- C++ -*-===//
+
+#ifndef PIT_DIALECT_PIT_IR_PITATTRS_H
+#define PIT_DIALECT_PIT_IR_PITATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+
+#include "PIT/Dialect/PIT/IR/PITEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "PIT/Dialect/PIT/IR/PITAttrs.h.inc"
+
+#endif // PIT_DIALECT_PIT_IR_PITATTRS_H

@@ -1,0 +1,19 @@
+//===- Passes.h - pit-level passes ------------------------------*- C++ -*-===//
+
+#ifndef PIT_TRANSFORMS_PASSES_H
+#define PIT_TRANSFORMS_PASSES_H
+
+#include "PIT/Dialect/PIT/IR/PITDialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::pit {
+
+#define GEN_PASS_DECL
+#include "PIT/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "PIT/Transforms/Passes.h.inc"
+
+} // namespace mlir::pit
+
+#endif // PIT_TRANSFORMS_PASSES_H

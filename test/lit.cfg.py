@@ -1,0 +1,44 @@
+# -*- Python -*-
+# The PIT lit suite: one directory per component, one file per topic.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "PIT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".c", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "consumer"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.pit_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.pit_shlib_ext))
+config.substitutions.append(("%pit_src_root", config.pit_src_root))
+config.substitutions.append(("%pit_obj_root", config.pit_obj_root))
+config.substitutions.append(("%pit_lib_dir", config.pit_lib_dir))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%c_compiler", config.c_compiler))
+config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.pit_tools_dir, append_path=True)
+
+tool_dirs = [config.pit_tools_dir, config.llvm_tools_dir]
+tools = [
+    "pit-opt",
+    "pit-capi-test",
+    # Debian's stock mlir-opt, which loads PIT as a plugin.
+    ToolSubst("mlir-opt", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.pit_enable_cuda:
+    config.available_features.add("cuda")

@@ -1,0 +1,2 @@
+func.func @cut(%a: memref<128x256xf16>, %c: memref<4xi32>, %p: memref<4x256xi32>) {
+  pit.detect %a micro_tile [32, 1] axis 1 into %c, %p : memref<128x256xf16>, memref<4
