@@ -11,6 +11,10 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mlir::pit::test {
+void registerTestPITRulesPass();
+} // namespace mlir::pit::test
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
@@ -19,6 +23,7 @@ int main(int argc, char **argv) {
 
   mlir::registerAllPasses();
   mlir::pit::registerAllPITPasses();
+  mlir::pit::test::registerTestPITRulesPass();
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "PIT optimizer driver\n", registry));
