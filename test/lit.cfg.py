@@ -25,6 +25,14 @@ config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%c_compiler", config.c_compiler))
 config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
 
+# The CPU integration tests run under mlir-runner with these helpers.
+config.substitutions.append(
+    ("%pit_runner_utils",
+     os.path.join(config.pit_lib_dir, "libpit_test_runner_utils" + config.pit_shlib_ext)))
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + config.pit_shlib_ext)))
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
@@ -37,6 +45,7 @@ tools = [
     "pit-capi-test",
     # Debian's stock mlir-opt, which loads PIT as a plugin.
     ToolSubst("mlir-opt", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -10,7 +10,9 @@
 #ifndef PIT_INITALLPIT_H
 #define PIT_INITALLPIT_H
 
+#include "PIT/Conversion/Passes.h"
 #include "PIT/Dialect/PIT/IR/PITDialect.h"
+#include "PIT/Pipelines/Pipelines.h"
 #include "PIT/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -23,7 +25,11 @@ inline void registerAllPITDialects(DialectRegistry &registry) {
 
 /// Registers every pass (and pass pipeline) defined by PIT, so that textual
 /// pipelines such as `--pit-mark-sparse` resolve.
-inline void registerAllPITPasses() { registerPITPasses(); }
+inline void registerAllPITPasses() {
+  registerPITPasses();
+  registerPITConversionPasses();
+  registerPITPipelines();
+}
 
 } // namespace mlir::pit
 

@@ -2,6 +2,8 @@
 
 #include "PIT/Analysis/PITRules.h"
 
+#include "PIT/Dialect/PIT/IR/PITCombiner.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
@@ -100,47 +102,6 @@ static bool isIdempotent(CombinerKind kind) {
     return true;
   default:
     return false;
-  }
-}
-
-TypedAttr mlir::pit::getCombinerIdentity(CombinerKind kind, Type type) {
-  Builder b(type.getContext());
-  if (auto floatType = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
-    switch (kind) {
-    case CombinerKind::Add:
-      return b.getFloatAttr(type, 0.0);
-    case CombinerKind::Mul:
-      return b.getFloatAttr(type, 1.0);
-    case CombinerKind::MaximumF:
-      return b.getFloatAttr(type, APFloat::getInf(semantics, /*Negative=*/true));
-    case CombinerKind::MinimumF:
-      return b.getFloatAttr(type, APFloat::getInf(semantics, /*Negative=*/false));
-    default:
-      return {};
-    }
-  }
-  auto intType = dyn_cast<IntegerType>(type);
-  if (!intType)
-    return {};
-  unsigned width = intType.getWidth();
-  switch (kind) {
-  case CombinerKind::Add:
-  case CombinerKind::OrI:
-  case CombinerKind::XOrI:
-  case CombinerKind::MaxUI:
-    return b.getIntegerAttr(type, APInt::getZero(width));
-  case CombinerKind::Mul:
-    return b.getIntegerAttr(type, APInt(width, 1));
-  case CombinerKind::AndI:
-  case CombinerKind::MinUI:
-    return b.getIntegerAttr(type, APInt::getAllOnes(width));
-  case CombinerKind::MaxSI:
-    return b.getIntegerAttr(type, APInt::getSignedMinValue(width));
-  case CombinerKind::MinSI:
-    return b.getIntegerAttr(type, APInt::getSignedMaxValue(width));
-  default:
-    return {};
   }
 }
 

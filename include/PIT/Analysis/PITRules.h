@@ -103,9 +103,6 @@ private:
   std::string noRuleReason;
 };
 
-/// The identity of `kind` on `type`: the value a partial tile starts from.
-TypedAttr getCombinerIdentity(CombinerKind kind, Type type);
-
 } // namespace mlir::pit
 
 #endif // PIT_ANALYSIS_PITRULES_H

@@ -4,6 +4,9 @@
 #define PIT_TRANSFORMS_PASSES_H
 
 #include "PIT/Dialect/PIT/IR/PITDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::pit {

@@ -47,4 +47,45 @@ def PITStripSparseMarks : Pass<"pit-strip-sparse-marks"> {
   }];
 }
 
+def PITSparsify : Pass<"pit-sparsify"> {
+  let summary = "Rewrites linalg ops with a dynamically sparse operand into PIT form";
+  let description = [{
+    For every linalg operation with a `pit.sparse` mark, runs the PIT rule
+    analysis and rewrites the operation into:
+
+    * `pit.detect`, which builds the unordered index of the non-zero
+      micro-tiles of the sparse operand each time the code runs;
+    * a `pit.stile` over the operation's iteration domain, compacted along
+      the chosen PIT loop, whose body gathers each operand's tile with
+      `pit.sread`, computes it with a `linalg.generic` that has the original
+      body, and writes it back with `pit.swrite` (scattered through the index
+      when the PIT loop is parallel, combined with the reduction's combiner
+      when the operation reduces).
+
+    The micro-tile is candidate `candidate` of the mark (the first by
+    default: selection among candidates at run time is a later stage), and
+    the PIT loop the analysis ranks first unless `pit-loop` names one.
+
+    Matches: linalg operations on buffers with a `pit.sparse` mark.
+    Leaves alone, with a remark: operations on tensors (bufferize first),
+    and operations for which the analysis finds no rule (the remark gives
+    its reason).
+    Fails, with an error naming the operation: a mark whose micro-tile does
+    not divide the sparse operand, or has no legal PIT loop, and a
+    `pit-loop` or `candidate` that does not exist for it.
+  }];
+  let options = [
+    Option<"candidate", "candidate", "unsigned", /*default=*/"0",
+           "Which micro-tile of the mark to use">,
+    Option<"pitLoop", "pit-loop", "int64_t", /*default=*/"-1",
+           "The loop to gather along (-1: the analysis' first choice)">
+  ];
+  let dependentDialects = [
+    "::mlir::pit::PITDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // PIT_TRANSFORMS_PASSES_TD

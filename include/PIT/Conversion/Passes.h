@@ -1,0 +1,21 @@
+//===- Passes.h - Conversions out of the pit dialect ------------*- C++ -*-===//
+
+#ifndef PIT_CONVERSION_PASSES_H
+#define PIT_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::pit {
+
+#define GEN_PASS_DECL
+#include "PIT/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "PIT/Conversion/Passes.h.inc"
+
+} // namespace mlir::pit
+
+#endif // PIT_CONVERSION_PASSES_H

@@ -1,0 +1,37 @@
+//===- Pipelines.h - PIT's named pass pipelines -----------------*- C++ -*-===//
+//
+// The end-to-end pipelines, from linalg with pit.sparse marks to code that
+// runs. Each is registered under a name (pit-opt --NAME) and can be built
+// into a pass manager directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIT_PIPELINES_PIPELINES_H
+#define PIT_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::pit {
+
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<unsigned> candidate{
+      *this, "candidate",
+      llvm::cl::desc("Which micro-tile of each pit.sparse mark to use"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> pitLoop{
+      *this, "pit-loop",
+      llvm::cl::desc("The loop to gather along (-1: the analysis' choice)"),
+      llvm::cl::init(-1)};
+};
+
+/// pit-cpu-pipeline: sparsify the marked ops, lower pit to loops, and
+/// everything to the LLVM dialect, ready for mlir-runner or mlir-translate.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers the named pipelines above.
+void registerPITPipelines();
+
+} // namespace mlir::pit
+
+#endif // PIT_PIPELINES_PIPELINES_H

@@ -1,0 +1,366 @@
+//===- PITToSCF.cpp - Lower pit ops to loops for the CPU ------------------===//
+
+#include "PIT/Conversion/Passes.h"
+#include "PIT/Dialect/PIT/IR/PITCombiner.h"
+#include "PIT/Dialect/PIT/IR/PITOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pit {
+#define GEN_PASS_DEF_CONVERTPITTOSCF
+#include "PIT/Conversion/Passes.h.inc"
+} // namespace mlir::pit
+
+using namespace mlir;
+using namespace mlir::pit;
+
+namespace {
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// The extents of a memref as index values (static ones as constants).
+SmallVector<Value> getExtents(OpBuilder &b, Location loc, Value memref) {
+  SmallVector<Value> extents;
+  auto type = cast<MemRefType>(memref.getType());
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    extents.push_back(
+        type.isDynamicDim(dim)
+            ? Value(memref::DimOp::create(b, loc, memref, dim))
+            : constantIndex(b, loc, type.getDimSize(dim)));
+  return extents;
+}
+
+Value isNonZero(OpBuilder &b, Location loc, Value value) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
+  if (isa<FloatType>(value.getType()))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value, zero);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
+}
+
+//===----------------------------------------------------------------------===//
+// pit.detect
+//===----------------------------------------------------------------------===//
+
+void lowerDetect(RewriterBase &rewriter, DetectOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  OpBuilder &b = rewriter;
+  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
+  ArrayRef<int64_t> microTile = op.getMicroTile();
+  int64_t axis = op.getAxis();
+  SmallVector<Value> shape = getExtents(b, loc, op.getSource());
+  SmallVector<Value> grid, micro;
+  for (auto [dim, extent] : llvm::enumerate(shape)) {
+    micro.push_back(constantIndex(b, loc, microTile[dim]));
+    grid.push_back(arith::DivUIOp::create(b, loc, extent, micro.back()));
+  }
+
+  // counts[s] = 0 for every segment.
+  Value numSegments = getExtents(b, loc, op.getCounts()).front();
+  Value zeroI32 = arith::ConstantIntOp::create(b, loc, 0, 32);
+  scf::buildLoopNest(b, loc, zero, numSegments, one,
+                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                       memref::StoreOp::create(b, loc, zeroI32, op.getCounts(),
+                                               ivs);
+                     });
+
+  SmallVector<Value> zeros(shape.size(), zero), ones(shape.size(), one);
+  scf::buildLoopNest(b, loc, zeros, grid, ones, [&](OpBuilder &b, Location loc,
+                                                    ValueRange tileIvs) {
+    // Walk the candidates of a segment in descending order: the index is
+    // unordered by contract, and the consumers must not notice.
+    Value last = arith::SubIOp::create(b, loc, grid[axis], one);
+    Value position = arith::SubIOp::create(b, loc, last, tileIvs[axis]);
+    Value segment = zero;
+    SmallVector<Value> origin;
+    for (auto [dim, iv] : llvm::enumerate(tileIvs)) {
+      Value coordinate = static_cast<int64_t>(dim) == axis ? position : iv;
+      origin.push_back(arith::MulIOp::create(b, loc, coordinate, micro[dim]));
+      if (static_cast<int64_t>(dim) == axis)
+        continue;
+      segment = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, segment, grid[dim]), iv);
+    }
+
+    Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
+    scf::LoopNest elements = scf::buildLoopNest(
+        b, loc, zeros, micro, ones, ValueRange{falseValue},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange anyNonZero) {
+          SmallVector<Value> indices;
+          for (auto [start, iv] : llvm::zip(origin, ivs))
+            indices.push_back(arith::AddIOp::create(b, loc, start, iv));
+          Value value = memref::LoadOp::create(b, loc, op.getSource(), indices);
+          return scf::ValueVector{arith::OrIOp::create(
+              b, loc, anyNonZero.front(), isNonZero(b, loc, value))};
+        });
+
+    scf::IfOp::create(b, loc, elements.results.front(),
+                      [&](OpBuilder &b, Location loc) {
+                        Value count = memref::LoadOp::create(
+                            b, loc, op.getCounts(), segment);
+                        Value slot = arith::IndexCastOp::create(
+                            b, loc, b.getIndexType(), count);
+                        Value position32 = arith::IndexCastOp::create(
+                            b, loc, b.getI32Type(), position);
+                        memref::StoreOp::create(b, loc, position32,
+                                                op.getPositions(),
+                                                ValueRange{segment, slot});
+                        Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
+                        memref::StoreOp::create(
+                            b, loc, arith::AddIOp::create(b, loc, count, oneI32),
+                            op.getCounts(), segment);
+                        scf::YieldOp::create(b, loc);
+                      });
+  });
+  rewriter.eraseOp(op);
+}
+
+//===----------------------------------------------------------------------===//
+// pit.stile
+//===----------------------------------------------------------------------===//
+
+void lowerSTile(RewriterBase &rewriter, STileOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  OpBuilder &b = rewriter;
+  ArrayRef<int64_t> domain = op.getDomain(), tile = op.getTile(),
+                    microTile = op.getMicroTile();
+  AffineMap map = op.getSparseMap();
+  unsigned pitLoop = op.getPitAxis(), sparseAxis = op.getSparseAxis();
+  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
+
+  // Tiles run one after the other on the CPU, so every statically shaped
+  // tile buffer of the body is allocated once, before the loops, instead of
+  // once per tile on a stack that would grow with the number of tiles.
+  IRMapping hoisted;
+  bool keepsAllocas = false;
+  for (Operation &bodyOp : op.getBody().front().without_terminator()) {
+    auto alloca = dyn_cast<memref::AllocaOp>(bodyOp);
+    if (alloca && alloca->getNumOperands() == 0)
+      b.clone(bodyOp, hoisted);
+    else
+      keepsAllocas |= bodyOp.walk([](memref::AllocaOp) {
+                              return WalkResult::interrupt();
+                            }).wasInterrupted();
+  }
+
+  scf::buildLoopNest(b, loc, zero, constantIndex(b, loc, op.getNumSegments()),
+                     one, [&](OpBuilder &b, Location loc, ValueRange ivs) {
+    Value segment = ivs.front();
+    Value count32 = memref::LoadOp::create(b, loc, op.getCounts(), segment);
+    Value count = arith::IndexCastOp::create(b, loc, b.getIndexType(), count32);
+
+    // The segment's coordinate along every other dimension of the sparse
+    // operand, row-major as pit.detect numbers segments.
+    SmallVector<Value> origins(op.getNumLoops());
+    Value rest = segment;
+    for (int64_t result = map.getNumResults() - 1; result >= 0; --result) {
+      if (result == sparseAxis)
+        continue;
+      unsigned loop = map.getDimPosition(result);
+      Value gridExtent =
+          constantIndex(b, loc, domain[loop] / microTile[result]);
+      Value coordinate = arith::RemUIOp::create(b, loc, rest, gridExtent);
+      rest = arith::DivUIOp::create(b, loc, rest, gridExtent);
+      origins[loop] = arith::MulIOp::create(
+          b, loc, coordinate, constantIndex(b, loc, microTile[result]));
+    }
+
+    // Loops over the tiles of the remaining loops; the PIT loop covers the
+    // compacted extent count * micro.
+    SmallVector<unsigned> tiledLoops;
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
+      if (origins[loop])
+        continue;
+      tiledLoops.push_back(loop);
+      lbs.push_back(zero);
+      steps.push_back(constantIndex(b, loc, tile[loop]));
+      ubs.push_back(loop == pitLoop
+                        ? Value(arith::MulIOp::create(
+                              b, loc, count,
+                              constantIndex(b, loc, microTile[sparseAxis])))
+                        : constantIndex(b, loc, domain[loop]));
+    }
+    scf::buildLoopNest(b, loc, lbs, ubs, steps,
+                       [&](OpBuilder &b, Location loc, ValueRange tileIvs) {
+      for (auto [loop, iv] : llvm::zip(tiledLoops, tileIvs))
+        origins[loop] = iv;
+      // Allocations the body keeps are scoped to one tile.
+      if (keepsAllocas) {
+        auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{});
+        b.setInsertionPointToStart(b.createBlock(&scope.getBodyRegion()));
+        memref::AllocaScopeReturnOp::create(b, loc);
+        b.setInsertionPointToStart(&scope.getBodyRegion().front());
+      }
+      IRMapping mapping = hoisted;
+      for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
+        mapping.map(op.getTileOrigin(loop), origins[loop]);
+      mapping.map(op.getSegment(), segment);
+      for (Operation &bodyOp : op.getBody().front().without_terminator()) {
+        bool isHoisted = isa<memref::AllocaOp>(bodyOp) &&
+                         hoisted.contains(bodyOp.getResult(0));
+        if (!isHoisted)
+          b.clone(bodyOp, mapping);
+      }
+    });
+  });
+  rewriter.eraseOp(op);
+}
+
+//===----------------------------------------------------------------------===//
+// pit.sread / pit.swrite
+//===----------------------------------------------------------------------===//
+
+/// Where a tile element lives in the buffer it is read from or written to,
+/// through the index along the gathered dimension when there is one.
+struct BufferAccess {
+  SmallVector<Value> indices;
+  /// False for padding past the segment's count; null when always valid.
+  Value valid;
+
+  /// Replaces the compacted coordinate by the original one, read from the
+  /// index; only for elements under `valid`, so the index is never read
+  /// past the count.
+  void resolve(OpBuilder &b, Location loc) {
+    Value position32 =
+        memref::LoadOp::create(b, loc, positions, ValueRange{segment, slot});
+    Value position =
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), position32);
+    indices[axis] = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, position, micro), within);
+  }
+
+  Value positions, segment, slot, within, micro;
+  int64_t axis = 0;
+};
+
+/// Computes the buffer coordinates of tile element `tileIvs`, in compacted
+/// coordinates along the gathered dimension until resolved.
+BufferAccess getBufferAccess(OpBuilder &b, Location loc, ValueRange offsets,
+                             ValueRange tileIvs, Value positions,
+                             Value segment, Value count,
+                             std::optional<int64_t> axis,
+                             std::optional<int64_t> micro) {
+  BufferAccess access;
+  for (auto [offset, iv] : llvm::zip(offsets, tileIvs))
+    access.indices.push_back(arith::AddIOp::create(b, loc, offset, iv));
+  if (!positions)
+    return access;
+  access.positions = positions;
+  access.segment = segment;
+  access.axis = *axis;
+  access.micro = constantIndex(b, loc, *micro);
+  Value compacted = access.indices[*axis];
+  access.slot = arith::DivUIOp::create(b, loc, compacted, access.micro);
+  access.within = arith::RemUIOp::create(b, loc, compacted, access.micro);
+  access.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       access.slot, count);
+  return access;
+}
+
+void lowerSRead(RewriterBase &rewriter, SReadOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  OpBuilder &b = rewriter;
+  SmallVector<Value> extents = getExtents(b, loc, op.getDest());
+  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
+  SmallVector<Value> zeros(extents.size(), zero), ones(extents.size(), one);
+  Type elementType = op.getDest().getType().getElementType();
+  scf::buildLoopNest(b, loc, zeros, extents, ones,
+                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
+    BufferAccess access = getBufferAccess(
+        b, loc, op.getOffsets(), ivs, op.getPositions(), op.getSegment(),
+        op.getCount(), op.getAxis(), op.getMicro());
+    Value value;
+    if (!access.valid) {
+      value = memref::LoadOp::create(b, loc, op.getSource(), access.indices);
+    } else {
+      auto ifOp = scf::IfOp::create(
+          b, loc, access.valid,
+          [&](OpBuilder &b, Location loc) {
+            access.resolve(b, loc);
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{memref::LoadOp::create(
+                                     b, loc, op.getSource(), access.indices)});
+          },
+          [&](OpBuilder &b, Location loc) {
+            // Padding reads as zero, the neutral element of a sum.
+            scf::YieldOp::create(
+                b, loc,
+                ValueRange{arith::ConstantOp::create(
+                    b, loc, b.getZeroAttr(elementType))});
+          });
+      value = ifOp.getResult(0);
+    }
+    memref::StoreOp::create(b, loc, value, op.getDest(), ivs);
+  });
+  rewriter.eraseOp(op);
+}
+
+void lowerSWrite(RewriterBase &rewriter, SWriteOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  OpBuilder &b = rewriter;
+  SmallVector<Value> extents = getExtents(b, loc, op.getSource());
+  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
+  SmallVector<Value> zeros(extents.size(), zero), ones(extents.size(), one);
+  std::optional<CombinerKind> combiner = op.getCombiner();
+  scf::buildLoopNest(b, loc, zeros, extents, ones,
+                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
+    Value value = memref::LoadOp::create(b, loc, op.getSource(), ivs);
+    BufferAccess access = getBufferAccess(
+        b, loc, op.getOffsets(), ivs, op.getPositions(), op.getSegment(),
+        op.getCount(), op.getAxis(), op.getMicro());
+    auto write = [&](OpBuilder &b, Location loc) {
+      Value result = value;
+      if (combiner) {
+        Value old = memref::LoadOp::create(b, loc, op.getDest(), access.indices);
+        result = buildCombine(b, loc, *combiner, old, value);
+      }
+      memref::StoreOp::create(b, loc, result, op.getDest(), access.indices);
+    };
+    if (!access.valid) {
+      write(b, loc);
+      return;
+    }
+    // Padding past the count is never written back.
+    scf::IfOp::create(b, loc, access.valid, [&](OpBuilder &b, Location loc) {
+      access.resolve(b, loc);
+      write(b, loc);
+      scf::YieldOp::create(b, loc);
+    });
+  });
+  rewriter.eraseOp(op);
+}
+
+struct ConvertPITToSCFPass
+    : public pit::impl::ConvertPITToSCFBase<ConvertPITToSCFPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // Tiles first: their bodies hold the reads and writes lowered next.
+    SmallVector<STileOp> stiles;
+    getOperation()->walk<WalkOrder::PreOrder>([&](STileOp op) {
+      stiles.push_back(op);
+      return WalkResult::skip();
+    });
+    for (STileOp op : stiles)
+      lowerSTile(rewriter, op);
+    getOperation()->walk([&](Operation *op) {
+      if (auto detect = dyn_cast<DetectOp>(op))
+        lowerDetect(rewriter, detect);
+      else if (auto read = dyn_cast<SReadOp>(op))
+        lowerSRead(rewriter, read);
+      else if (auto write = dyn_cast<SWriteOp>(op))
+        lowerSWrite(rewriter, write);
+    });
+  }
+};
+
+} // namespace

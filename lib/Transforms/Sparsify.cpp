@@ -1,0 +1,222 @@
+//===- Sparsify.cpp - Rewrite marked linalg ops into PIT form -------------===//
+
+#include "PIT/Analysis/PITRules.h"
+#include "PIT/Dialect/PIT/IR/PITCombiner.h"
+#include "PIT/Dialect/PIT/IR/PITOps.h"
+#include "PIT/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pit {
+#define GEN_PASS_DEF_PITSPARSIFY
+#include "PIT/Transforms/Passes.h.inc"
+} // namespace mlir::pit
+
+using namespace mlir;
+using namespace mlir::pit;
+
+namespace {
+
+/// The micro-tile index that pit.detect fills for one STile rule.
+struct MicroTileIndex {
+  Value counts;
+  Value positions;
+};
+
+/// Allocates the index of `sparse` for `rule` and emits the detection.
+MicroTileIndex emitDetection(OpBuilder &b, Location loc, Value sparse,
+                             const STileRule &rule) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(sparse.getType()).getShape();
+  int64_t segments = 1;
+  for (auto [dim, extent] : llvm::enumerate(shape))
+    if (dim != rule.sparseDim)
+      segments *= extent / rule.microTile[dim];
+  int64_t capacity = shape[rule.sparseDim] / rule.microTile[rule.sparseDim];
+  Type i32 = b.getI32Type();
+  MicroTileIndex index;
+  index.counts = memref::AllocOp::create(b, loc, MemRefType::get({segments}, i32));
+  index.positions = memref::AllocOp::create(
+      b, loc, MemRefType::get({segments, capacity}, i32));
+  DetectOp::create(b, loc, sparse, index.counts, index.positions,
+                   rule.microTile, rule.sparseDim);
+  return index;
+}
+
+/// Builds the body of the STile: one dense tile of `op`, gathered through
+/// the index, computed with the original body, written back.
+void emitTileBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                  const STileRule &rule, STileOp stile,
+                  const MicroTileIndex &index) {
+  Value segment = stile.getSegment();
+  Value count32 = memref::LoadOp::create(b, loc, index.counts, segment);
+  Value count =
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), count32);
+  AffineExpr pitDim = b.getAffineDimExpr(rule.pitLoop);
+  int64_t micro = rule.microTile[rule.sparseDim];
+
+  // The tile buffer, its origin in the operand, and the gathered dimension
+  // (if the operand is indexed by the PIT loop) of each operand.
+  struct OperandTile {
+    Value buffer;
+    SmallVector<Value> offsets;
+    std::optional<unsigned> gatheredDim;
+  };
+  SmallVector<OperandTile> tiles;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto type = cast<MemRefType>(operand.get().getType());
+    OperandTile tile;
+    SmallVector<int64_t> shape;
+    for (unsigned result = 0; result < map.getNumResults(); ++result) {
+      unsigned loop = map.getDimPosition(result);
+      shape.push_back(rule.denseTile[loop]);
+      tile.offsets.push_back(stile.getTileOrigin(loop));
+    }
+    tile.gatheredDim = map.getResultPosition(pitDim);
+    tile.buffer = memref::AllocaOp::create(
+        b, loc, MemRefType::get(shape, type.getElementType()));
+    tiles.push_back(std::move(tile));
+  }
+
+  auto indexClause = [&](const OperandTile &tile) {
+    IntegerAttr axis, microAttr;
+    if (!tile.gatheredDim)
+      return std::make_tuple(Value(), Value(), Value(), axis, microAttr);
+    axis = b.getI64IntegerAttr(*tile.gatheredDim);
+    microAttr = b.getI64IntegerAttr(micro);
+    return std::make_tuple(index.positions, segment, count, axis, microAttr);
+  };
+
+  unsigned numInputs = op.getNumDpsInputs();
+  for (unsigned i = 0; i < numInputs; ++i) {
+    auto [positions, seg, cnt, axis, microAttr] = indexClause(tiles[i]);
+    SReadOp::create(b, loc, op->getOperand(i), tiles[i].offsets,
+                    tiles[i].buffer, positions, seg, cnt, axis, microAttr);
+  }
+  OperandTile &output = tiles.back();
+  Value outputBuffer = op.getDpsInits().front();
+  Type elementType = cast<MemRefType>(outputBuffer.getType()).getElementType();
+  if (rule.combiner) {
+    // A partial result: it starts from the combiner's identity and is
+    // combined into the output, whose initial value is thereby kept.
+    Value identity = arith::ConstantOp::create(
+        b, loc, getCombinerIdentity(*rule.combiner, elementType));
+    linalg::FillOp::create(b, loc, identity, output.buffer);
+  } else {
+    auto [positions, seg, cnt, axis, microAttr] = indexClause(output);
+    SReadOp::create(b, loc, outputBuffer, output.offsets, output.buffer,
+                    positions, seg, cnt, axis, microAttr);
+  }
+
+  SmallVector<Value> inputTiles;
+  for (unsigned i = 0; i < numInputs; ++i)
+    inputTiles.push_back(tiles[i].buffer);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{}, inputTiles, ValueRange{output.buffer},
+      op.getIndexingMapsArray(), op.getIteratorTypesArray());
+  IRMapping mapping;
+  op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+
+  auto [positions, seg, cnt, axis, microAttr] = indexClause(output);
+  CombinerKindAttr combiner;
+  if (rule.combiner)
+    combiner = CombinerKindAttr::get(b.getContext(), *rule.combiner);
+  SWriteOp::create(b, loc, output.buffer, outputBuffer, output.offsets,
+                   positions, seg, cnt, axis, microAttr, combiner);
+}
+
+struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> marked;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(PITDialect::getSparseAttrName()))
+        marked.push_back(op);
+    });
+    for (linalg::LinalgOp op : marked)
+      if (failed(sparsify(op)))
+        return signalPassFailure();
+  }
+
+  /// Chooses the STile rule the mark and the options ask for; fails with an
+  /// error on the op when the mark or the options are invalid for it.
+  FailureOr<STileRule> chooseRule(linalg::LinalgOp op, const PITRules &rules,
+                                  SparseAttr mark) {
+    auto fail = [&](const Twine &why) {
+      return op->emitError("invalid pit.sparse mark: ") << why;
+    };
+    std::optional<STileRule> chosen;
+    for (auto [number, microTile] : llvm::enumerate(mark.getMicroTiles())) {
+      std::string why;
+      FailureOr<SmallVector<STileRule>> stiles =
+          rules.getSTileRules(microTile.asArrayRef(), why);
+      if (failed(stiles))
+        return fail(why);
+      if (number != candidate)
+        continue;
+      if (pitLoop < 0) {
+        chosen = stiles->front();
+        continue;
+      }
+      for (const STileRule &stile : *stiles)
+        if (stile.pitLoop == pitLoop)
+          chosen = stile;
+      if (!chosen)
+        return fail("loop " + Twine(pitLoop.getValue()) +
+                    " is not a PIT loop for candidate " + Twine(number));
+    }
+    if (!chosen)
+      return fail("there is no candidate " + Twine(candidate.getValue()) +
+                  "; the mark has " + Twine(mark.getMicroTiles().size()));
+    return *chosen;
+  }
+
+  LogicalResult sparsify(linalg::LinalgOp op) {
+    auto mark = op->getAttrOfType<SparseAttr>(PITDialect::getSparseAttrName());
+    if (!op.hasPureBufferSemantics()) {
+      op->emitRemark("pit-sparsify: left alone, it works on buffers; "
+                     "bufferize first (one-shot-bufferize)");
+      return success();
+    }
+    PITRules rules(op, mark.getOperand());
+    if (!rules.hasRules()) {
+      op->emitRemark("pit-sparsify: left alone, ") << rules.getNoRuleReason();
+      return success();
+    }
+    FailureOr<STileRule> rule = chooseRule(op, rules, mark);
+    if (failed(rule))
+      return failure();
+
+    IRRewriter rewriter(op);
+    Location loc = op.getLoc();
+    Value sparse = op->getOperand(mark.getOperand());
+    MicroTileIndex index = emitDetection(rewriter, loc, sparse, *rule);
+    if (rules.getSkippedIteration() == SkippedIteration::Zero) {
+      // Outside the non-zero micro-tiles the result is zero.
+      Value output = op.getDpsInits().front();
+      Type elementType = cast<MemRefType>(output.getType()).getElementType();
+      Value zero = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getZeroAttr(elementType));
+      linalg::FillOp::create(rewriter, loc, zero, output);
+    }
+    auto stile = STileOp::create(rewriter, loc, index.counts,
+                                 rules.getLoopExtents(), rule->denseTile,
+                                 rule->microTile, rule->pitLoop,
+                                 rules.getSparseMap());
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(stile.getBody().front().getTerminator());
+      emitTileBody(rewriter, loc, op, *rule, stile, index);
+    }
+    memref::DeallocOp::create(rewriter, loc, index.positions);
+    memref::DeallocOp::create(rewriter, loc, index.counts);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
