@@ -1,26 +1,33 @@
 #!/usr/bin/env bash
-# README command 1: install what is missing, build, and run the main job on
-# the example sparse program.
+# README command 1: install what is missing, build, and run the main job: the
+# example sparse matmul through the PIT pipeline, then run on the CPU against
+# a dense float64 reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 scripts/build.sh > build.log 2>&1 || { cat build.log; exit 1; }
-pit_opt=${PIT_BUILD_DIR:-build}/bin/pit-opt
+build=${PIT_BUILD_DIR:-build}
+pit_opt=$build/bin/pit-opt
+llvm_bin=/usr/lib/llvm-22/bin
 
 banner() { printf '\n== %s\n' "$*"; }
 
-banner "The program: C = A x B, A dynamically sparse (examples/sparse_matmul.mlir)"
-"$pit_opt" examples/sparse_matmul.mlir
+banner "1. The program: C += A x B, A dynamically sparse (examples/sparse_matmul.mlir)"
+cat examples/sparse_matmul.mlir
 
-banner "The same matmul from a front end that knows nothing of PIT, marked by pit-mark-sparse"
-"$pit_opt" examples/sparse_matmul.mlir --pit-strip-sparse-marks \
-  --pit-mark-sparse="op-name=linalg.matmul operand=0 micro-tiles=32x1,1x64" |
-  grep linalg.matmul
+banner "2. The PIT rules the analysis finds for it"
+"$pit_opt" examples/sparse_matmul.mlir --test-pit-rules -o /dev/null 2>&1 |
+  sed -n 's/.*remark: /  /p'
 
-banner "Its PIT form for 32x1 micro-tiles, verified (examples/sparse_matmul_stile.mlir)"
-"$pit_opt" examples/sparse_matmul_stile.mlir
+banner "3. After pit-sparsify: detection, then an STile gathering A's non-zero 32x1 micro-tiles along k"
+"$pit_opt" examples/sparse_matmul.mlir --pit-sparsify
 
-banner "A malformed STile is refused with a precise message"
-sed 's/tile \[32, 64, 32\]/tile [64, 64, 32]/' examples/sparse_matmul_stile.mlir |
-  "$pit_opt" 2>&1 >/dev/null | head -n 1 || true
+banner "4. Compiled by pit-cpu-pipeline and run on the CPU (mlir-runner), two calls per sparsity,"
+echo "   each with fresh random data and a fresh pattern, against dense float64 linalg in the same run"
+sed -e 's/MT0/32/g; s/MT1/1/g' test/Integration/CPU/sparse-matmul.mlir |
+  "$pit_opt" --pit-cpu-pipeline |
+  "$llvm_bin/mlir-runner" -e main -entry-point-result=void \
+    -shared-libs="$build/lib/libpit_test_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
+
+banner "Not yet: the GPU lowering to PTX (see NOTES.md)"

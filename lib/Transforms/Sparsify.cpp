@@ -147,7 +147,7 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
   FailureOr<STileRule> chooseRule(linalg::LinalgOp op, const PITRules &rules,
                                   SparseAttr mark) {
     auto fail = [&](const Twine &why) {
-      return op->emitError("invalid pit.sparse mark: ") << why;
+      return op->emitOpError("invalid pit.sparse mark: ") << why;
     };
     std::optional<STileRule> chosen;
     for (auto [number, microTile] : llvm::enumerate(mark.getMicroTiles())) {

@@ -36,6 +36,14 @@ SmallVector<Value> getExtents(OpBuilder &b, Location loc, Value memref) {
   return extents;
 }
 
+/// A loop nest over every index of `extents`, one unit step each.
+void buildElementLoops(OpBuilder &b, Location loc, ArrayRef<Value> extents,
+                       function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
+  SmallVector<Value> zeros(extents.size(), zero), ones(extents.size(), one);
+  scf::buildLoopNest(b, loc, zeros, extents, ones, body);
+}
+
 Value isNonZero(OpBuilder &b, Location loc, Value value) {
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
   if (isa<FloatType>(value.getType()))
@@ -269,12 +277,9 @@ void lowerSRead(RewriterBase &rewriter, SReadOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   OpBuilder &b = rewriter;
-  SmallVector<Value> extents = getExtents(b, loc, op.getDest());
-  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
-  SmallVector<Value> zeros(extents.size(), zero), ones(extents.size(), one);
   Type elementType = op.getDest().getType().getElementType();
-  scf::buildLoopNest(b, loc, zeros, extents, ones,
-                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
+  buildElementLoops(b, loc, getExtents(b, loc, op.getDest()),
+                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
     BufferAccess access = getBufferAccess(
         b, loc, op.getOffsets(), ivs, op.getPositions(), op.getSegment(),
         op.getCount(), op.getAxis(), op.getMicro());
@@ -308,12 +313,9 @@ void lowerSWrite(RewriterBase &rewriter, SWriteOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   OpBuilder &b = rewriter;
-  SmallVector<Value> extents = getExtents(b, loc, op.getSource());
-  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
-  SmallVector<Value> zeros(extents.size(), zero), ones(extents.size(), one);
   std::optional<CombinerKind> combiner = op.getCombiner();
-  scf::buildLoopNest(b, loc, zeros, extents, ones,
-                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
+  buildElementLoops(b, loc, getExtents(b, loc, op.getSource()),
+                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
     Value value = memref::LoadOp::create(b, loc, op.getSource(), ivs);
     BufferAccess access = getBufferAccess(
         b, loc, op.getOffsets(), ivs, op.getPositions(), op.getSegment(),
