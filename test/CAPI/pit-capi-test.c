@@ -70,6 +70,11 @@ static void testSparseAttr(void) {
   MlirAttribute invalid = mlirPITSparseAttrGet(ctx, 0, 1, 2, bad);
   fprintf(stderr, "invalid: %s\n", mlirAttributeIsNull(invalid) ? "null" : "set");
 
+  // CHECK: diagnostic: expects at least one candidate micro-tile
+  // CHECK: empty: null
+  MlirAttribute empty = mlirPITSparseAttrGet(ctx, 0, 0, 2, extents);
+  fprintf(stderr, "empty: %s\n", mlirAttributeIsNull(empty) ? "null" : "set");
+
   MlirStringRef name = mlirPITGetSparseAttrName();
   // CHECK: mark name: pit.sparse
   fprintf(stderr, "mark name: %.*s\n", (int)name.length, name.data);

@@ -48,7 +48,7 @@ SparseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    unsigned operand, ArrayRef<DenseI64ArrayAttr> microTiles) {
   if (microTiles.empty())
     return emitError() << "expects at least one candidate micro-tile";
-  size_t rank = microTiles.front().size();
+  int64_t rank = microTiles.front().size();
   for (DenseI64ArrayAttr tile : microTiles) {
     if (tile.empty())
       return emitError() << "expects micro-tiles of rank at least 1";
