@@ -1,6 +1,7 @@
 //===- PITToSCF.cpp - Lower pit ops to loops for the CPU ------------------===//
 
 #include "PIT/Conversion/Passes.h"
+#include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITCombiner.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
 
@@ -19,22 +20,6 @@ using namespace mlir;
 using namespace mlir::pit;
 
 namespace {
-
-Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
-
-/// The extents of a memref as index values (static ones as constants).
-SmallVector<Value> getExtents(OpBuilder &b, Location loc, Value memref) {
-  SmallVector<Value> extents;
-  auto type = cast<MemRefType>(memref.getType());
-  for (int64_t dim = 0; dim < type.getRank(); ++dim)
-    extents.push_back(
-        type.isDynamicDim(dim)
-            ? Value(memref::DimOp::create(b, loc, memref, dim))
-            : constantIndex(b, loc, type.getDimSize(dim)));
-  return extents;
-}
 
 /// A loop nest over every index of `extents`, one unit step each.
 void buildElementLoops(OpBuilder &b, Location loc, ArrayRef<Value> extents,
@@ -62,7 +47,7 @@ void lowerDetect(RewriterBase &rewriter, DetectOp op) {
   Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
   ArrayRef<int64_t> microTile = op.getMicroTile();
   int64_t axis = op.getAxis();
-  SmallVector<Value> shape = getExtents(b, loc, op.getSource());
+  SmallVector<Value> shape = getMemRefExtents(b, loc, op.getSource());
   SmallVector<Value> grid, micro;
   for (auto [dim, extent] : llvm::enumerate(shape)) {
     micro.push_back(constantIndex(b, loc, microTile[dim]));
@@ -70,7 +55,7 @@ void lowerDetect(RewriterBase &rewriter, DetectOp op) {
   }
 
   // counts[s] = 0 for every segment.
-  Value numSegments = getExtents(b, loc, op.getCounts()).front();
+  Value numSegments = getMemRefExtents(b, loc, op.getCounts()).front();
   Value zeroI32 = arith::ConstantIntOp::create(b, loc, 0, 32);
   scf::buildLoopNest(b, loc, zero, numSegments, one,
                      [&](OpBuilder &b, Location loc, ValueRange ivs) {
@@ -226,122 +211,6 @@ void lowerSTile(RewriterBase &rewriter, STileOp op) {
 // pit.sread / pit.swrite
 //===----------------------------------------------------------------------===//
 
-/// Where a tile element lives in the buffer it is read from or written to,
-/// through the index along the gathered dimension when there is one.
-struct BufferAccess {
-  SmallVector<Value> indices;
-  /// False for padding past the segment's count; null when always valid.
-  Value valid;
-
-  /// Replaces the compacted coordinate by the original one, read from the
-  /// index; only for elements under `valid`, so the index is never read
-  /// past the count.
-  void resolve(OpBuilder &b, Location loc) {
-    Value position32 =
-        memref::LoadOp::create(b, loc, positions, ValueRange{segment, slot});
-    Value position =
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), position32);
-    indices[axis] = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, position, micro), within);
-  }
-
-  Value positions, segment, slot, within, micro;
-  int64_t axis = 0;
-};
-
-/// Computes the buffer coordinates of tile element `tileIvs`, in compacted
-/// coordinates along the gathered dimension until resolved.
-BufferAccess getBufferAccess(OpBuilder &b, Location loc, ValueRange offsets,
-                             ValueRange tileIvs, Value positions,
-                             Value segment, Value count,
-                             std::optional<int64_t> axis,
-                             std::optional<int64_t> micro) {
-  BufferAccess access;
-  for (auto [offset, iv] : llvm::zip(offsets, tileIvs))
-    access.indices.push_back(arith::AddIOp::create(b, loc, offset, iv));
-  if (!positions)
-    return access;
-  access.positions = positions;
-  access.segment = segment;
-  access.axis = *axis;
-  access.micro = constantIndex(b, loc, *micro);
-  Value compacted = access.indices[*axis];
-  access.slot = arith::DivUIOp::create(b, loc, compacted, access.micro);
-  access.within = arith::RemUIOp::create(b, loc, compacted, access.micro);
-  access.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       access.slot, count);
-  return access;
-}
-
-void lowerSRead(RewriterBase &rewriter, SReadOp op) {
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  OpBuilder &b = rewriter;
-  Type elementType = op.getDest().getType().getElementType();
-  buildElementLoops(b, loc, getExtents(b, loc, op.getDest()),
-                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
-    BufferAccess access = getBufferAccess(
-        b, loc, op.getOffsets(), ivs, op.getPositions(), op.getSegment(),
-        op.getCount(), op.getAxis(), op.getMicro());
-    Value value;
-    if (!access.valid) {
-      value = memref::LoadOp::create(b, loc, op.getSource(), access.indices);
-    } else {
-      auto ifOp = scf::IfOp::create(
-          b, loc, access.valid,
-          [&](OpBuilder &b, Location loc) {
-            access.resolve(b, loc);
-            scf::YieldOp::create(b, loc,
-                                 ValueRange{memref::LoadOp::create(
-                                     b, loc, op.getSource(), access.indices)});
-          },
-          [&](OpBuilder &b, Location loc) {
-            // Padding reads as zero, the neutral element of a sum.
-            scf::YieldOp::create(
-                b, loc,
-                ValueRange{arith::ConstantOp::create(
-                    b, loc, b.getZeroAttr(elementType))});
-          });
-      value = ifOp.getResult(0);
-    }
-    memref::StoreOp::create(b, loc, value, op.getDest(), ivs);
-  });
-  rewriter.eraseOp(op);
-}
-
-void lowerSWrite(RewriterBase &rewriter, SWriteOp op) {
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  OpBuilder &b = rewriter;
-  std::optional<CombinerKind> combiner = op.getCombiner();
-  buildElementLoops(b, loc, getExtents(b, loc, op.getSource()),
-                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
-    Value value = memref::LoadOp::create(b, loc, op.getSource(), ivs);
-    BufferAccess access = getBufferAccess(
-        b, loc, op.getOffsets(), ivs, op.getPositions(), op.getSegment(),
-        op.getCount(), op.getAxis(), op.getMicro());
-    auto write = [&](OpBuilder &b, Location loc) {
-      Value result = value;
-      if (combiner) {
-        Value old = memref::LoadOp::create(b, loc, op.getDest(), access.indices);
-        result = buildCombine(b, loc, *combiner, old, value);
-      }
-      memref::StoreOp::create(b, loc, result, op.getDest(), access.indices);
-    };
-    if (!access.valid) {
-      write(b, loc);
-      return;
-    }
-    // Padding past the count is never written back.
-    scf::IfOp::create(b, loc, access.valid, [&](OpBuilder &b, Location loc) {
-      access.resolve(b, loc);
-      write(b, loc);
-      scf::YieldOp::create(b, loc);
-    });
-  });
-  rewriter.eraseOp(op);
-}
-
 struct ConvertPITToSCFPass
     : public pit::impl::ConvertPITToSCFBase<ConvertPITToSCFPass> {
   void runOnOperation() override {
@@ -358,9 +227,10 @@ struct ConvertPITToSCFPass
       if (auto detect = dyn_cast<DetectOp>(op))
         lowerDetect(rewriter, detect);
       else if (auto read = dyn_cast<SReadOp>(op))
-        lowerSRead(rewriter, read);
+        lowerSReadToElements(rewriter, read, buildElementLoops);
       else if (auto write = dyn_cast<SWriteOp>(op))
-        lowerSWrite(rewriter, write);
+        lowerSWriteToElements(rewriter, write, buildElementLoops,
+                              CombineWrite::ReadModifyWrite);
     });
   }
 };
