@@ -3,7 +3,7 @@
 # libraries, pit-opt, the plugins, and PITConfig.cmake with the PIT:: targets.
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY include/PIT include/PIT-c
+install(DIRECTORY include/PIT include/PIT-c include/PIT-runtime
   DESTINATION include
   FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/PIT

@@ -1,0 +1,34 @@
+/*===- PIT-runtime/CudaRuntime.h - PIT's CUDA host runtime ---------*- C -*-===*\
+|*                                                                            *|
+|* The host code that MLIR's gpu-to-llvm lowering emits calls mgpu* functions *|
+|* (module loading, launches, streams, allocations). libpit_cuda_runtime      *|
+|* provides them over the CUDA driver API, with no LLVM dependency.           *|
+|*                                                                            *|
+|* Every driver call is checked. The first failure is recorded, with the call *|
+|* and the driver's message, printed to stderr, and turns the following mgpu *|
+|* calls of the thread into no-ops, so that a failed allocation or module     *|
+|* load is never used. Callers take the error with pitCudaTakeError().        *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef PIT_RUNTIME_CUDARUNTIME_H
+#define PIT_RUNTIME_CUDARUNTIME_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The pending error of the calling thread ("cuMemAlloc(...) failed: out of
+/// memory"), or null; taking it clears it. The text stays valid until the
+/// thread's next error.
+const char *pitCudaTakeError(void);
+
+/// The name of the device the runtime uses (device 0, or PIT_CUDA_DEVICE).
+/// Null, with an error pending, when no device can be used.
+const char *pitCudaDeviceName(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // PIT_RUNTIME_CUDARUNTIME_H

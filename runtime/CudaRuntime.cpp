@@ -1,0 +1,266 @@
+//===- CudaRuntime.cpp - mgpu* over the CUDA driver API -------------------===//
+//
+// The functions MLIR's gpu-to-llvm lowering calls, written for PIT. The
+// signatures are the ones that lowering emits in LLVM 22.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PIT-runtime/CudaRuntime.h"
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#define PIT_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+thread_local std::string pendingError;
+thread_local std::string takenError;
+
+bool hasError() { return !pendingError.empty(); }
+
+/// Records the first failure of the thread; later ones follow from it.
+void recordError(const std::string &message) {
+  if (hasError())
+    return;
+  pendingError = message;
+  std::fprintf(stderr, "pit-cuda-runtime: %s\n", message.c_str());
+}
+
+/// Checks a driver call; `call` is its text, for the message.
+bool check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(result, &name);
+  cuGetErrorString(result, &text);
+  recordError(std::string(call) + " failed: " + (name ? name : "?") + " (" +
+              (text ? text : "unknown error") + ")");
+  return false;
+}
+
+#define PIT_CHECK(call) check((call), #call)
+
+struct Device {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  char name[256] = {0};
+  bool ready = false;
+};
+
+/// The primary context of the device, retained once per process and made
+/// current on every thread that calls in.
+Device *getDevice() {
+  static Device device;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int ordinal = 0;
+    if (const char *chosen = std::getenv("PIT_CUDA_DEVICE"))
+      ordinal = std::atoi(chosen);
+    device.ready = PIT_CHECK(cuInit(0)) &&
+                   PIT_CHECK(cuDeviceGet(&device.device, ordinal)) &&
+                   PIT_CHECK(cuDevicePrimaryCtxRetain(&device.context,
+                                                      device.device)) &&
+                   PIT_CHECK(cuDeviceGetName(device.name, sizeof(device.name),
+                                             device.device));
+  });
+  if (!device.ready) {
+    recordError("no usable CUDA device");
+    return nullptr;
+  }
+  thread_local bool current = false;
+  if (!current)
+    current = PIT_CHECK(cuCtxSetCurrent(device.context));
+  return current ? &device : nullptr;
+}
+
+/// True when the call may go ahead: no pending error and a device.
+bool ready() { return !hasError() && getDevice(); }
+
+} // namespace
+
+PIT_EXPORT const char *pitCudaTakeError() {
+  if (!hasError())
+    return nullptr;
+  takenError = pendingError;
+  pendingError.clear();
+  return takenError.c_str();
+}
+
+PIT_EXPORT const char *pitCudaDeviceName() {
+  Device *device = getDevice();
+  return device ? device->name : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and launches
+//===----------------------------------------------------------------------===//
+
+PIT_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
+  CUmodule module = nullptr;
+  if (ready())
+    PIT_CHECK(cuModuleLoadData(&module, data));
+  return module;
+}
+
+PIT_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
+  CUmodule module = nullptr;
+  if (!ready())
+    return module;
+  // The PTX is compiled here by the driver; its log says why it failed.
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
+                    reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
+  if (!PIT_CHECK(cuModuleLoadDataEx(&module, data, 3, options, values)) &&
+      log[0])
+    std::fprintf(stderr, "pit-cuda-runtime: PTX JIT log: %s\n", log);
+  return module;
+}
+
+PIT_EXPORT void mgpuModuleUnload(CUmodule module) {
+  // Unloading must happen even after an error, so that nothing leaks.
+  if (module)
+    check(cuModuleUnload(module), "cuModuleUnload(module)");
+}
+
+PIT_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
+  CUfunction function = nullptr;
+  if (!ready())
+    return function;
+  if (!module) {
+    recordError(std::string("no module to get kernel '") + name + "' from");
+    return function;
+  }
+  PIT_CHECK(cuModuleGetFunction(&function, module, name));
+  return function;
+}
+
+PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
+                                 intptr_t gridY, intptr_t gridZ,
+                                 intptr_t blockX, intptr_t blockY,
+                                 intptr_t blockZ, int32_t sharedBytes,
+                                 CUstream stream, void **params, void **extra,
+                                 size_t /*paramsCount*/) {
+  if (!ready())
+    return;
+  if (!function) {
+    recordError("launch of a kernel that was not loaded");
+    return;
+  }
+  // Beyond 48 KiB, dynamic shared memory must be asked for explicitly.
+  if (sharedBytes > 48 * 1024 &&
+      !PIT_CHECK(cuFuncSetAttribute(
+          function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          sharedBytes)))
+    return;
+  PIT_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                           blockZ, sharedBytes, stream, params, extra));
+}
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+PIT_EXPORT CUstream mgpuStreamCreate() {
+  CUstream stream = nullptr;
+  if (ready())
+    PIT_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  return stream;
+}
+
+PIT_EXPORT void mgpuStreamDestroy(CUstream stream) {
+  if (stream)
+    check(cuStreamDestroy(stream), "cuStreamDestroy(stream)");
+}
+
+PIT_EXPORT void mgpuStreamSynchronize(CUstream stream) {
+  // Synchronising also reports failures of kernels that ran asynchronously.
+  if (ready())
+    PIT_CHECK(cuStreamSynchronize(stream));
+}
+
+PIT_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
+  if (ready())
+    PIT_CHECK(cuStreamWaitEvent(stream, event, /*flags=*/0));
+}
+
+PIT_EXPORT CUevent mgpuEventCreate() {
+  CUevent event = nullptr;
+  if (ready())
+    PIT_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  return event;
+}
+
+PIT_EXPORT void mgpuEventDestroy(CUevent event) {
+  if (event)
+    check(cuEventDestroy(event), "cuEventDestroy(event)");
+}
+
+PIT_EXPORT void mgpuEventSynchronize(CUevent event) {
+  if (ready())
+    PIT_CHECK(cuEventSynchronize(event));
+}
+
+PIT_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
+  if (ready())
+    PIT_CHECK(cuEventRecord(event, stream));
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+                              bool isHostShared) {
+  CUdeviceptr pointer = 0;
+  if (!ready() || sizeBytes == 0)
+    return nullptr;
+  if (isHostShared) {
+    // Managed memory can hang the GPU when oversubscribed; PIT never asks
+    // for it, so a request is a bug in the caller.
+    recordError("host-shared (managed) allocations are not supported");
+    return nullptr;
+  }
+  PIT_CHECK(cuMemAlloc(&pointer, sizeBytes));
+  return reinterpret_cast<void *>(pointer);
+}
+
+PIT_EXPORT void mgpuMemFree(void *pointer, CUstream /*stream*/) {
+  if (pointer)
+    check(cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)),
+          "cuMemFree(pointer)");
+}
+
+PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                           CUstream stream) {
+  if (ready())
+    PIT_CHECK(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                            reinterpret_cast<CUdeviceptr>(src), sizeBytes,
+                            stream));
+}
+
+PIT_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                             CUstream stream) {
+  if (ready())
+    PIT_CHECK(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
+                               count, stream));
+}
+
+PIT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                             CUstream stream) {
+  if (ready())
+    PIT_CHECK(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
+                               count, stream));
+}
+
+PIT_EXPORT void mgpuSetDefaultDevice(int32_t /*ordinal*/) {
+  // The device is chosen once per process, by PIT_CUDA_DEVICE.
+}
