@@ -34,6 +34,12 @@ void mlir::pit::buildCPUPipeline(OpPassManager &pm,
 }
 
 void mlir::pit::registerPITPipelines() {
+  PassPipelineRegistration<PTXPipelineOptions>(
+      "pit-to-ptx",
+      "Sparsify the pit.sparse-marked linalg ops, lower them to GPU kernels "
+      "compiled for the chip (PTX or cubin), and the host code to the LLVM "
+      "dialect calling the mgpu* runtime",
+      buildPTXPipeline);
   PassPipelineRegistration<CPUPipelineOptions>(
       "pit-cpu-pipeline",
       "Sparsify the pit.sparse-marked linalg ops and lower everything to the "

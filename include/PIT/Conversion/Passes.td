@@ -32,4 +32,39 @@ def ConvertPITToSCF : Pass<"convert-pit-to-scf"> {
   ];
 }
 
+def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
+  let summary = "Lowers the pit ops to gpu kernels";
+  let description = [{
+    Turns every function that holds pit ops into host code launching GPU
+    kernels (`gpu.launch`, outlined later into `gpu.launch_func`). The
+    function's buffers are device buffers.
+
+    * `pit.detect` becomes two kernels: one clears the counts, the other
+      gives each micro-tile to a thread, which scans it once and, if it holds
+      a non-zero, claims a slot of its segment with an atomic add. The index
+      is built out of order, with no synchronisation between blocks.
+    * `pit.stile` becomes one kernel with a block per tile (segments x tiles
+      of the free loops x the most tiles the compacted loop can have); blocks
+      past their segment's count exit at once. The body's tile buffers live
+      in shared memory; `pit.sread`, the `linalg` ops of the body and
+      `pit.swrite` are spread over the block's threads, with barriers
+      between them, and combined writes are atomic.
+    * `memref.alloc`/`memref.dealloc` of the host code become `gpu.alloc`/
+      `gpu.dealloc`, and `linalg` ops left in it become grid-stride kernels.
+
+    This is the SIMT lowering every STile has: correct for any body and
+    element type. Leaves alone: functions without pit ops.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
+           "Threads of the blocks that run the tiles">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // PIT_CONVERSION_PASSES_TD

@@ -25,6 +25,31 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(-1)};
 };
 
+struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("The GPU to compile for (sm_80, sm_90)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What the kernels are embedded as: isa (PTX, compiled by "
+                     "the driver when loaded), bin (cubin, needs ptxas) or "
+                     "fatbin"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<unsigned> candidate{
+      *this, "candidate",
+      llvm::cl::desc("Which micro-tile of each pit.sparse mark to use"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> pitLoop{
+      *this, "pit-loop",
+      llvm::cl::desc("The loop to gather along (-1: the analysis' choice)"),
+      llvm::cl::init(-1)};
+};
+
+/// pit-to-ptx: sparsify the marked ops, lower pit to gpu kernels, compile
+/// the kernels for `chip` (PTX, or a cubin through ptxas) and the host code
+/// to the LLVM dialect, calling the mgpu* runtime.
+void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
+
 /// pit-cpu-pipeline: sparsify the marked ops, lower pit to loops, and
 /// everything to the LLVM dialect, ready for mlir-runner or mlir-translate.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);

@@ -1,0 +1,461 @@
+//===- PITToGPU.cpp - Lower pit ops to gpu kernels ------------------------===//
+
+#include "PIT/Conversion/Passes.h"
+#include "PIT/Conversion/TileTransfer.h"
+#include "PIT/Dialect/PIT/IR/PITOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pit {
+#define GEN_PASS_DEF_CONVERTPITTOGPU
+#include "PIT/Conversion/Passes.h.inc"
+} // namespace mlir::pit
+
+using namespace mlir;
+using namespace mlir::pit;
+
+namespace {
+
+/// The threads that share a loop: this thread's first index and the step.
+struct Threads {
+  Value first;
+  Value stride;
+};
+
+/// `for (i = first; i < prod(extents); i += stride) body(delinearize(i))`.
+void buildStridedLoops(OpBuilder &b, Location loc, ArrayRef<Value> extents,
+                       Threads threads,
+                       function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  Value total = constantIndex(b, loc, 1);
+  for (Value extent : extents)
+    total = arith::MulIOp::create(b, loc, total, extent);
+  scf::ForOp::create(
+      b, loc, threads.first, total, threads.stride, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value linear, ValueRange) {
+        SmallVector<Value> ivs(extents.size());
+        Value rest = linear;
+        for (int64_t dim = extents.size() - 1; dim >= 0; --dim) {
+          ivs[dim] = arith::RemUIOp::create(b, loc, rest, extents[dim]);
+          rest = arith::DivUIOp::create(b, loc, rest, extents[dim]);
+        }
+        body(b, loc, ivs);
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// Replaces a linalg op on buffers by strided loops: each thread owns some
+/// points of the parallel loops and runs the reduction loops itself, so no
+/// two threads write the same element.
+void lowerLinalgToThreads(RewriterBase &rewriter, linalg::LinalgOp op,
+                          Threads threads) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  OpBuilder &b = rewriter;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [loop, iterator] : llvm::enumerate(iterators))
+    (iterator == utils::IteratorType::parallel ? parallel : reduction)
+        .push_back(loop);
+  SmallVector<Value> parallelExtents, reductionExtents;
+  for (unsigned loop : parallel)
+    parallelExtents.push_back(constantIndex(b, loc, ranges[loop]));
+  for (unsigned loop : reduction)
+    reductionExtents.push_back(constantIndex(b, loc, ranges[loop]));
+
+  auto indicesOf = [&](OpOperand &operand, ArrayRef<Value> ivs) {
+    SmallVector<Value> indices;
+    for (AffineExpr result : op.getMatchingIndexingMap(&operand).getResults())
+      indices.push_back(ivs[cast<AffineDimExpr>(result).getPosition()]);
+    return indices;
+  };
+  auto load = [&](OpBuilder &b, Location loc, OpOperand &operand,
+                  ArrayRef<Value> ivs) -> Value {
+    if (!isa<MemRefType>(operand.get().getType()))
+      return operand.get();
+    return memref::LoadOp::create(b, loc, operand.get(), indicesOf(operand, ivs));
+  };
+  // One evaluation of the body at `ivs`, with the accumulator `acc`.
+  auto evaluate = [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                      Value acc) -> Value {
+    IRMapping mapping;
+    Block *body = op.getBlock();
+    for (OpOperand *input : op.getDpsInputOperands())
+      mapping.map(body->getArgument(input->getOperandNumber()),
+                  load(b, loc, *input, ivs));
+    mapping.map(op.getRegionOutputArgs().front(), acc);
+    for (Operation &bodyOp : body->without_terminator())
+      b.clone(bodyOp, mapping);
+    return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+  };
+
+  OpOperand &output = op.getDpsInitsMutable()[0];
+  buildStridedLoops(b, loc, parallelExtents, threads,
+                    [&](OpBuilder &b, Location loc, ValueRange parallelIvs) {
+    SmallVector<Value> ivs(ranges.size());
+    for (auto [loop, iv] : llvm::zip(parallel, parallelIvs))
+      ivs[loop] = iv;
+    Value acc = memref::LoadOp::create(b, loc, output.get(),
+                                       indicesOf(output, ivs));
+    if (reduction.empty()) {
+      acc = evaluate(b, loc, ivs, acc);
+    } else {
+      Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
+      SmallVector<Value> zeros(reduction.size(), zero),
+          ones(reduction.size(), one);
+      scf::LoopNest nest = scf::buildLoopNest(
+          b, loc, zeros, reductionExtents, ones, ValueRange{acc},
+          [&](OpBuilder &b, Location loc, ValueRange reductionIvs,
+              ValueRange carried) {
+            for (auto [loop, iv] : llvm::zip(reduction, reductionIvs))
+              ivs[loop] = iv;
+            return scf::ValueVector{evaluate(b, loc, ivs, carried.front())};
+          });
+      acc = nest.results.front();
+    }
+    memref::StoreOp::create(b, loc, acc, output.get(), indicesOf(output, ivs));
+  });
+  rewriter.eraseOp(op);
+}
+
+/// A 1-D launch of `numBlocks` x `blockSize` threads; `body` gets the
+/// launch, with the insertion point inside it.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t numBlocks,
+                           int64_t blockSize, TypeRange workgroupBuffers = {}) {
+  Value one = constantIndex(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, constantIndex(b, loc, numBlocks), one, one,
+      constantIndex(b, loc, blockSize), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroupBuffers);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  return launch;
+}
+
+/// This thread's global index and the number of threads of the launch.
+Threads gridThreads(OpBuilder &b, Location loc, gpu::LaunchOp launch) {
+  Value blockSize = launch.getBlockSizeX();
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, blockSize),
+      launch.getThreadIds().x);
+  Value stride = arith::MulIOp::create(b, loc, launch.getGridSizeX(), blockSize);
+  return {first, stride};
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+//===----------------------------------------------------------------------===//
+// pit.detect
+//===----------------------------------------------------------------------===//
+
+LogicalResult lowerDetect(RewriterBase &rewriter, DetectOp op,
+                          int64_t blockSize) {
+  MemRefType sourceType = op.getSource().getType();
+  if (!sourceType.hasStaticShape())
+    return op.emitOpError("the GPU lowering needs a static shape, got ")
+           << sourceType;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  OpBuilder &b = rewriter;
+  ArrayRef<int64_t> shape = sourceType.getShape();
+  ArrayRef<int64_t> microTile = op.getMicroTile();
+  int64_t axis = op.getAxis();
+  SmallVector<int64_t> grid;
+  int64_t numTiles = 1;
+  for (auto [dim, extent] : llvm::enumerate(shape)) {
+    grid.push_back(extent / microTile[dim]);
+    numTiles *= grid.back();
+  }
+  int64_t numSegments = op.getCounts().getType().getDimSize(0);
+
+  // Clear the counts.
+  {
+    OpBuilder::InsertionGuard guard(b);
+    gpu::LaunchOp launch =
+        createLaunch(b, loc, ceilDiv(numSegments, blockSize), blockSize);
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    buildStridedLoops(
+        b, loc, {constantIndex(b, loc, numSegments)}, gridThreads(b, loc, launch),
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          memref::StoreOp::create(b, loc, zero, op.getCounts(), ivs);
+        });
+  }
+
+  // One thread per micro-tile: scan it, and if it holds a non-zero, claim a
+  // slot in its segment. Slots come in whatever order the atomics land.
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, ceilDiv(numTiles, blockSize), blockSize);
+  SmallVector<Value> gridExtents;
+  for (int64_t extent : grid)
+    gridExtents.push_back(constantIndex(b, loc, extent));
+  buildStridedLoops(b, loc, gridExtents, gridThreads(b, loc, launch),
+                    [&](OpBuilder &b, Location loc, ValueRange tileIvs) {
+    SmallVector<Value> origin, micro;
+    Value segment = constantIndex(b, loc, 0);
+    for (auto [dim, iv] : llvm::enumerate(tileIvs)) {
+      micro.push_back(constantIndex(b, loc, microTile[dim]));
+      origin.push_back(arith::MulIOp::create(b, loc, iv, micro.back()));
+      if (static_cast<int64_t>(dim) != axis)
+        segment = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, segment, gridExtents[dim]), iv);
+    }
+    Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
+    SmallVector<Value> zeros(micro.size(), zero), ones(micro.size(), one);
+    Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
+    scf::LoopNest elements = scf::buildLoopNest(
+        b, loc, zeros, micro, ones, ValueRange{falseValue},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange anyNonZero) {
+          SmallVector<Value> indices;
+          for (auto [start, iv] : llvm::zip(origin, ivs))
+            indices.push_back(arith::AddIOp::create(b, loc, start, iv));
+          Value value = memref::LoadOp::create(b, loc, op.getSource(), indices);
+          Value zeroValue =
+              arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
+          Value nonZero =
+              isa<FloatType>(value.getType())
+                  ? Value(arith::CmpFOp::create(
+                        b, loc, arith::CmpFPredicate::UNE, value, zeroValue))
+                  : Value(arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::ne, value, zeroValue));
+          return scf::ValueVector{
+              arith::OrIOp::create(b, loc, anyNonZero.front(), nonZero)};
+        });
+    scf::IfOp::create(b, loc, elements.results.front(),
+                      [&](OpBuilder &b, Location loc) {
+      Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
+      Value slot32 = memref::AtomicRMWOp::create(
+          b, loc, arith::AtomicRMWKind::addi, oneI32, op.getCounts(),
+          ValueRange{segment});
+      Value slot = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot32);
+      Value position = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                                  tileIvs[axis]);
+      memref::StoreOp::create(b, loc, position, op.getPositions(),
+                              ValueRange{segment, slot});
+      scf::YieldOp::create(b, loc);
+    });
+  });
+  rewriter.eraseOp(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// pit.stile
+//===----------------------------------------------------------------------===//
+
+/// Static shared memory a block may use without asking for more.
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
+LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
+                         int64_t blockSize) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> domain = op.getDomain(), tile = op.getTile(),
+                    microTile = op.getMicroTile();
+  AffineMap map = op.getSparseMap();
+  unsigned pitLoop = op.getPitAxis(), sparseAxis = op.getSparseAxis();
+  int64_t micro = microTile[sparseAxis];
+
+  // The body's statically shaped buffers become the block's shared memory.
+  SmallVector<memref::AllocaOp> tileBuffers;
+  SmallVector<Type> sharedTypes;
+  int64_t sharedBytes = 0;
+  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  for (Operation &bodyOp : op.getBody().front().without_terminator()) {
+    auto alloca = dyn_cast<memref::AllocaOp>(bodyOp);
+    if (!alloca)
+      continue;
+    MemRefType type = alloca.getType();
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      return alloca.emitOpError("the GPU lowering needs tile buffers of "
+                                "static shape and identity layout");
+    tileBuffers.push_back(alloca);
+    sharedTypes.push_back(MemRefType::get(type.getShape(),
+                                          type.getElementType(),
+                                          MemRefLayoutAttrInterface(),
+                                          workgroup));
+    sharedBytes += type.getNumElements() *
+                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  if (sharedBytes > kStaticSharedBytes)
+    return op.emitOpError("its tile buffers need ")
+           << sharedBytes << " bytes of shared memory, more than "
+           << kStaticSharedBytes << "; choose smaller tiles";
+
+  // One block per tile: segments x free tiles x the most tiles the
+  // compacted loop can hold.
+  int64_t maxPitTiles = ceilDiv(domain[pitLoop], tile[pitLoop]);
+  SmallVector<unsigned> freeLoops;
+  int64_t numBlocks = op.getNumSegments() * maxPitTiles;
+  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
+    if (loop != pitLoop &&
+        !map.getResultPosition(getAffineDimExpr(loop, op.getContext()))) {
+      freeLoops.push_back(loop);
+      numBlocks *= domain[loop] / tile[loop];
+    }
+
+  rewriter.setInsertionPoint(op);
+  OpBuilder &b = rewriter;
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, numBlocks, blockSize, sharedTypes);
+  Value rest = launch.getBlockIds().x;
+  SmallVector<Value> origins(op.getNumLoops());
+  auto takeCoordinate = [&](int64_t extent) {
+    Value extentValue = constantIndex(b, loc, extent);
+    Value coordinate = arith::RemUIOp::create(b, loc, rest, extentValue);
+    rest = arith::DivUIOp::create(b, loc, rest, extentValue);
+    return coordinate;
+  };
+  Value pitTile = takeCoordinate(maxPitTiles);
+  origins[pitLoop] = arith::MulIOp::create(b, loc, pitTile,
+                                           constantIndex(b, loc, tile[pitLoop]));
+  for (unsigned loop : llvm::reverse(freeLoops))
+    origins[loop] = arith::MulIOp::create(
+        b, loc, takeCoordinate(domain[loop] / tile[loop]),
+        constantIndex(b, loc, tile[loop]));
+  Value segment = rest;
+
+  // Blocks past the segment's count have nothing to do.
+  Value count32 = memref::LoadOp::create(b, loc, op.getCounts(), segment);
+  Value count = arith::IndexCastOp::create(b, loc, b.getIndexType(), count32);
+  Value compacted =
+      arith::MulIOp::create(b, loc, count, constantIndex(b, loc, micro));
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     origins[pitLoop], compacted);
+  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifLive.thenBlock()->getTerminator());
+
+  // The segment's coordinates give the origins of the other sparse loops.
+  Value segmentRest = segment;
+  for (int64_t result = map.getNumResults() - 1; result >= 0; --result) {
+    if (result == sparseAxis)
+      continue;
+    unsigned loop = map.getDimPosition(result);
+    Value gridExtent = constantIndex(b, loc, domain[loop] / microTile[result]);
+    Value coordinate = arith::RemUIOp::create(b, loc, segmentRest, gridExtent);
+    segmentRest = arith::DivUIOp::create(b, loc, segmentRest, gridExtent);
+    origins[loop] = arith::MulIOp::create(
+        b, loc, coordinate, constantIndex(b, loc, microTile[result]));
+  }
+
+  IRMapping mapping;
+  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop)
+    mapping.map(op.getTileOrigin(loop), origins[loop]);
+  mapping.map(op.getSegment(), segment);
+  for (auto [alloca, shared] :
+       llvm::zip(tileBuffers, launch.getWorkgroupAttributions()))
+    mapping.map(alloca.getResult(), shared);
+  SmallVector<Operation *> cloned;
+  for (Operation &bodyOp : op.getBody().front().without_terminator())
+    if (!isa<memref::AllocaOp>(bodyOp) ||
+        !mapping.contains(bodyOp.getResult(0)))
+      cloned.push_back(b.clone(bodyOp, mapping));
+
+  // Spread the tile work over the block's threads, with a barrier after
+  // each step so that the next one sees the shared memory it wrote.
+  Threads blockThreads{launch.getThreadIds().x, launch.getBlockSizeX()};
+  auto spread = [&](OpBuilder &b, Location loc, ArrayRef<Value> extents,
+                    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+    buildStridedLoops(b, loc, extents, blockThreads, body);
+  };
+  for (Operation *bodyOp : cloned) {
+    bool isStep = isa<SReadOp, SWriteOp, linalg::LinalgOp>(bodyOp);
+    if (auto read = dyn_cast<SReadOp>(bodyOp))
+      lowerSReadToElements(rewriter, read, spread);
+    else if (auto write = dyn_cast<SWriteOp>(bodyOp))
+      lowerSWriteToElements(rewriter, write, spread, CombineWrite::Atomic);
+    else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(bodyOp))
+      lowerLinalgToThreads(rewriter, linalgOp, blockThreads);
+    if (isStep)
+      gpu::BarrierOp::create(b, loc);
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The host code around them
+//===----------------------------------------------------------------------===//
+
+/// The function's buffers are device buffers: its allocations go to the
+/// device, and the linalg ops it still has run as grid-stride kernels.
+void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
+                   int64_t blockSize) {
+  SmallVector<Operation *> hostOps;
+  func.walk([&](Operation *op) {
+    if (op->getParentOfType<gpu::LaunchOp>())
+      return;
+    if (isa<memref::AllocOp, memref::DeallocOp, linalg::LinalgOp>(op))
+      hostOps.push_back(op);
+  });
+  for (Operation *op : hostOps) {
+    rewriter.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      rewriter.replaceOpWithNewOp<gpu::AllocOp>(
+          alloc, alloc.getType(), /*asyncToken=*/Type(),
+          /*asyncDependencies=*/ValueRange{}, alloc.getDynamicSizes(),
+          alloc.getSymbolOperands(), /*hostShared=*/false);
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(),
+                             ValueRange{}, dealloc.getMemref());
+      rewriter.eraseOp(dealloc);
+    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      int64_t points = 1;
+      for (int64_t range : linalgOp.getStaticLoopRanges())
+        points *= range;
+      OpBuilder::InsertionGuard guard(rewriter);
+      gpu::LaunchOp launch = createLaunch(
+          rewriter, loc, std::min<int64_t>(ceilDiv(points, blockSize), 65535),
+          blockSize);
+      Threads threads = gridThreads(rewriter, loc, launch);
+      Operation *inner = rewriter.clone(*op);
+      lowerLinalgToThreads(rewriter, cast<linalg::LinalgOp>(inner), threads);
+      rewriter.eraseOp(op);
+    }
+  }
+}
+
+struct ConvertPITToGPUPass
+    : public pit::impl::ConvertPITToGPUBase<ConvertPITToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    IRRewriter rewriter(&getContext());
+    bool failed = false;
+    module.walk([&](func::FuncOp func) {
+      bool hasPIT = false;
+      func.walk([&](Operation *op) {
+        hasPIT |= isa<PITDialect>(op->getDialect());
+      });
+      if (!hasPIT)
+        return;
+      SmallVector<STileOp> stiles;
+      SmallVector<DetectOp> detects;
+      func.walk([&](STileOp op) { stiles.push_back(op); });
+      func.walk([&](DetectOp op) { detects.push_back(op); });
+      for (STileOp op : stiles)
+        failed |= mlir::failed(lowerSTile(rewriter, op, threadsPerBlock));
+      for (DetectOp op : detects)
+        failed |= mlir::failed(lowerDetect(rewriter, op, threadsPerBlock));
+      lowerHostCode(rewriter, func, threadsPerBlock);
+    });
+    if (failed)
+      return signalPassFailure();
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+  }
+};
+
+} // namespace

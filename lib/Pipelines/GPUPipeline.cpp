@@ -1,0 +1,45 @@
+//===- GPUPipeline.cpp - From marked linalg to PTX and host code ----------===//
+
+#include "PIT/Conversion/Passes.h"
+#include "PIT/Pipelines/Pipelines.h"
+#include "PIT/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::pit::buildPTXPipeline(OpPassManager &pm,
+                                 const PTXPipelineOptions &options) {
+  PITSparsifyOptions sparsify;
+  sparsify.candidate = options.candidate;
+  sparsify.pitLoop = options.pitLoop;
+  pm.addPass(createPITSparsify(sparsify));
+  pm.addPass(createConvertPITToGPU());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  // The kernels, then the host code around them.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
