@@ -5,6 +5,7 @@
 #include "PIT/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -21,6 +22,9 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createConvertPITToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Host-side gpu ops become a chain on one stream, joined by gpu.wait;
+  // gpu-to-llvm only lowers the asynchronous forms of alloc and dealloc.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
 

@@ -1,0 +1,80 @@
+//===- Entry.cpp - Checks behind the generated C entry points -------------===//
+
+#include "PIT-runtime/Entry.h"
+#include "PIT-runtime/CudaRuntime.h"
+
+#include <cstdio>
+#include <string>
+
+#define PIT_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+thread_local std::string lastError;
+
+int fail(const std::string &message) {
+  lastError = message;
+  return 1;
+}
+
+const char *dtypeName(int32_t dtype) {
+  static const char *const names[] = {"f16", "bf16", "f32", "f64",
+                                      "i8",  "i32",  "i64"};
+  return dtype >= 0 && dtype <= PIT_I64 ? names[dtype] : "unknown";
+}
+
+std::string shapeText(int32_t rank, const int64_t *shape) {
+  std::string text = "[";
+  for (int32_t dim = 0; dim < rank; ++dim)
+    text += (dim ? ", " : "") + std::to_string(shape[dim]);
+  return text + "]";
+}
+
+} // namespace
+
+PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
+                            int64_t numSpecs, const PITTensor *args,
+                            int64_t numArgs) {
+  std::string where = std::string(function) + ": ";
+  if (numArgs != numSpecs)
+    return fail(where + "expects " + std::to_string(numSpecs) +
+                " arguments, got " + std::to_string(numArgs));
+  if (!args)
+    return fail(where + "the argument array is null");
+  for (int64_t i = 0; i < numSpecs; ++i) {
+    const PITArgSpec &spec = specs[i];
+    const PITTensor &arg = args[i];
+    std::string which = where + "argument " + std::to_string(i) + " (" +
+                        spec.name + "): ";
+    if (!arg.data)
+      return fail(which + "null pointer");
+    if (reinterpret_cast<uintptr_t>(arg.data) % PIT_ARG_ALIGNMENT)
+      return fail(which + "pointer is not " +
+                  std::to_string(PIT_ARG_ALIGNMENT) + "-byte aligned");
+    if (arg.dtype != spec.dtype)
+      return fail(which + "expects element type " + dtypeName(spec.dtype) +
+                  ", got " + dtypeName(arg.dtype));
+    if (arg.rank != spec.rank)
+      return fail(which + "expects rank " + std::to_string(spec.rank) +
+                  ", got " + std::to_string(arg.rank));
+    if (!arg.shape)
+      return fail(which + "the shape is null");
+    for (int32_t dim = 0; dim < spec.rank; ++dim)
+      if (arg.shape[dim] != spec.shape[dim])
+        return fail(which + "expects shape " +
+                    shapeText(spec.rank, spec.shape) + ", got " +
+                    shapeText(arg.rank, arg.shape));
+  }
+  lastError.clear();
+  return 0;
+}
+
+PIT_EXPORT int pitFinishCall(const char *function) {
+  if (const char *error = pitCudaTakeError())
+    return fail(std::string(function) + ": " + error);
+  return 0;
+}
+
+PIT_EXPORT const char *pitLastError() {
+  return lastError.empty() ? nullptr : lastError.c_str();
+}

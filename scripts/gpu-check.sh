@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The GPU check of the compiled PIT pipeline (issue 4), in two steps:
+#
+#   scripts/gpu-check.sh compile      here, without a GPU: build, then compile
+#                                     every case of test/GPU/kernels.py into
+#                                     build/gpu-check/*.so with pit-compile
+#   scripts/gpu-check.sh run [LOGDIR] on the GPU machine, from the repository
+#                                     root with build/gpu-check carried: the
+#                                     small cases, the same under
+#                                     compute-sanitizer memcheck, then all
+#
+# Each run step prints "N passed, N failed" and writes its log to LOGDIR.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+case "${1:-}" in
+  compile)
+    scripts/setup.sh
+    scripts/build.sh > build.log 2>&1 || { cat build.log; exit 1; }
+    rm -rf build/gpu-check
+    python3 test/GPU/compile_kernels.py build build/gpu-check
+    ;;
+  run)
+    logs=${2:-.}
+    mkdir -p "$logs"
+    artifacts=$PWD/build/gpu-check
+    cd test/GPU
+    export PYTHONUNBUFFERED=1
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/device.txt"
+    date -u | tee -a "$logs/device.txt"
+    status=0
+    python3 check_on_device.py "$artifacts" --only-prefix small_ 2>&1 | tee "$logs/small.log" || status=1
+    compute-sanitizer --tool memcheck --error-exitcode 3 \
+      python3 check_on_device.py "$artifacts" --only-prefix small_ --calls 1 \
+      2>&1 | tee "$logs/memcheck.log" || status=1
+    python3 check_on_device.py "$artifacts" 2>&1 | tee "$logs/full.log" || status=1
+    exit $status
+    ;;
+  *)
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac

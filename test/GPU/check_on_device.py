@@ -1,0 +1,162 @@
+"""Run step of the GPU check, on the GPU machine: calls every library that
+compile_kernels.py built, through its checked C entry point (ctypes, on torch
+device pointers), on fresh random data with a new sparsity pattern at every
+call, and compares with torch in float64. Then checks that bad calls are
+refused. Prints one line per case and sparsity, and a summary.
+
+    python3 check_on_device.py DIR [--only-prefix small_] [--calls N]
+"""
+
+import argparse
+import ctypes
+import pathlib
+import sys
+import time
+
+import torch
+
+import kernels
+
+DTYPES = {torch.float16: 0, torch.bfloat16: 1, torch.float32: 2,
+          torch.float64: 3, torch.int8: 4, torch.int32: 5, torch.int64: 6}
+TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
+SPARSITIES = [0.0, 0.5, 0.9, 0.99, 1.0]
+TOLERANCE = 1e-4  # f16/bf16 inputs are exact in float32 products; sums in f32
+
+
+class PITTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+class Kernel:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(str(path))
+        self.entry = self.lib.pit_kernel
+        self.entry.restype = ctypes.c_int
+        self.entry.argtypes = [ctypes.POINTER(PITTensor), ctypes.c_int64]
+        self.last_error = self.lib.pitLastError
+        self.last_error.restype = ctypes.c_char_p
+
+    def __call__(self, *tensors, data=None, dtypes=None):
+        """Calls pit_kernel; `data`/`dtypes` override pointers and dtypes."""
+        shapes = [(ctypes.c_int64 * t.dim())(*t.shape) for t in tensors]
+        args = (PITTensor * len(tensors))()
+        for i, t in enumerate(tensors):
+            args[i].data = data[i] if data and data[i] is not None else t.data_ptr()
+            args[i].dtype = dtypes[i] if dtypes and dtypes[i] is not None else DTYPES[t.dtype]
+            args[i].rank = t.dim()
+            args[i].shape = shapes[i]
+        rc = self.entry(args, len(tensors))
+        if rc:
+            raise RuntimeError(self.last_error().decode())
+
+
+def sparsify(x, micro, sparsity):
+    """Zeroes exactly round(sparsity * #micro-tiles) random micro-tiles."""
+    grid = [s // m for s, m in zip(x.shape, micro)]
+    count = 1
+    for g in grid:
+        count *= g
+    keep = torch.ones(count, device=x.device)
+    keep[torch.randperm(count, device=x.device)[:round(sparsity * count)]] = 0
+    mask = keep.reshape(grid)
+    for dim, m in enumerate(micro):
+        mask = mask.repeat_interleave(m, dim=dim)
+    return x * mask.to(x.dtype)
+
+
+def run_case(name, template, params, pit_loop, directory, calls):
+    kernel = Kernel(directory / f"{name}.so")
+    t = TORCH_DTYPE[params["t"]]
+    micro = [int(e) for e in params["mt"].split("x")]
+    rand = lambda *shape, dtype=t: (torch.rand(*shape, device="cuda") * 2 - 1).to(dtype)
+    worst = 0.0
+    for sparsity in SPARSITIES:
+        for _ in range(calls):
+            if template is kernels.MATMUL:
+                a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
+                b, c = rand(params["k"], params["n"]), rand(params["m"], params["n"], dtype=torch.float32)
+                ref = c.double() + a.double() @ b.double()
+                args = (a, b, c)
+            elif template is kernels.BATCH_MATMUL:
+                a = sparsify(rand(params["b"], params["m"], params["k"]), micro, sparsity)
+                b = rand(params["b"], params["k"], params["n"])
+                c = rand(params["b"], params["m"], params["n"], dtype=torch.float32)
+                ref = c.double() + torch.bmm(a.double(), b.double())
+                args = (a, b, c)
+            else:
+                a, b = rand(params["m"], params["k"]), rand(params["k"], params["n"])
+                mask = sparsify(rand(params["m"], params["n"]), micro, sparsity)
+                c = rand(params["m"], params["n"], dtype=torch.float32)
+                ref = c.double() + mask.double() * (a.double() @ b.double())
+                args = (a, b, mask, c)
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            kernel(*args)
+            torch.cuda.synchronize()
+            ms = (time.perf_counter() - start) * 1e3
+            out = args[-1]
+            error = ((out.double() - ref).norm() / ref.norm()).item()
+            if not torch.isfinite(out).all():
+                error = float("inf")
+            worst = max(worst, error)
+        print(f"{name:36s} sparsity {sparsity:4.2f}: rel err {error:.2e} "
+              f"{'PASS' if error < TOLERANCE else 'FAIL'} ({ms:.1f} ms, last call)",
+              flush=True)
+    return worst < TOLERANCE
+
+
+def check_refusals(directory):
+    """Bad calls are refused with a message, and nothing runs."""
+    kernel = Kernel(directory / "small_matmul_256_32x1_2.so")
+    a = torch.zeros(256, 256, dtype=torch.float16, device="cuda")
+    b = torch.zeros(256, 128, dtype=torch.float16, device="cuda")
+    c = torch.zeros(256, 128, dtype=torch.float32, device="cuda")
+    bad_calls = {
+        "wrong shape": lambda: kernel(a, b[:128], c),
+        "wrong dtype": lambda: kernel(a, b, c.half()),
+        "wrong rank": lambda: kernel(a, b, c.reshape(-1)),
+        "null pointer": lambda: kernel(a, b, c, data=[None, 0, None]),
+        "misaligned": lambda: kernel(a, b, c, data=[a.data_ptr() + 2, None, None]),
+        "wrong count": lambda: kernel(a, b),
+    }
+    ok = True
+    for what, call in bad_calls.items():
+        try:
+            call()
+            print(f"refusal {what:13s}: NOT refused FAIL")
+            ok = False
+        except RuntimeError as error:
+            print(f"refusal {what:13s}: PASS  {error}")
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("directory", type=pathlib.Path)
+    parser.add_argument("--only-prefix", default="")
+    parser.add_argument("--calls", type=int, default=2)
+    options = parser.parse_args()
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    passed = failed = 0
+    for name, template, params, pit_loop, refused in kernels.cases():
+        if not name.startswith(options.only_prefix):
+            continue
+        if refused:
+            message = (options.directory / f"{name}.refused").read_text().strip()
+            print(f"{name:36s} refused at compile time: {message.splitlines()[0]}")
+            passed += 1
+            continue
+        ok = run_case(name, template, params, pit_loop, options.directory,
+                      options.calls)
+        passed, failed = passed + ok, failed + (not ok)
+    ok = check_refusals(options.directory)
+    passed, failed = passed + ok, failed + (not ok)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

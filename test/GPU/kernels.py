@@ -1,0 +1,67 @@
+"""The kernels the GPU check compiles: one .mlir per case, written from the
+templates below. Shared by the compile step (here) and the run step (on the
+GPU machine), so that both agree on every case's shapes and pattern."""
+
+MATMUL = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}xf32>) {{
+  linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
+      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%c : memref<{m}x{n}xf32>)
+  return
+}}
+"""
+
+BATCH_MATMUL = """func.func @kernel(%a: memref<{b}x{m}x{k}x{t}>, %b: memref<{b}x{k}x{n}x{t}>, %c: memref<{b}x{m}x{n}xf32>) {{
+  linalg.batch_matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
+      ins(%a, %b : memref<{b}x{m}x{k}x{t}>, memref<{b}x{k}x{n}x{t}>) outs(%c : memref<{b}x{m}x{n}xf32>)
+  return
+}}
+"""
+
+# C[m, n] += M[m, n] * sum_k A[m, k] B[k, n], the mask M sparse.
+SDDMM = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %mask: memref<{m}x{n}x{t}>, %c: memref<{m}x{n}xf32>) {{
+  linalg.generic {{indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%a, %b, %mask : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>, memref<{m}x{n}x{t}>)
+      outs(%c : memref<{m}x{n}xf32>)
+      attrs = {{pit.sparse = #pit.sparse<operand = 2, micro_tiles = [{mt}]>}} {{
+  ^bb0(%x: {t}, %y: {t}, %w: {t}, %acc: f32):
+    %x32 = arith.extf %x : {t} to f32
+    %y32 = arith.extf %y : {t} to f32
+    %w32 = arith.extf %w : {t} to f32
+    %p = arith.mulf %x32, %y32 : f32
+    %q = arith.mulf %p, %w32 : f32
+    %s = arith.addf %acc, %q : f32
+    linalg.yield %s : f32
+  }}
+  return
+}}
+"""
+
+
+def cases():
+    """(name, template, parameters, pit_loop, expect_refusal). Names that
+    start with "small_" are the ones run under compute-sanitizer."""
+    out = []
+    for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
+        out.append((f"small_matmul_256_{mt}_{loop}", MATMUL,
+                    dict(m=256, n=128, k=256, t="f16", mt=mt), loop, False))
+    out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
+                dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
+    out.append(("small_sddmm_256_k64_32x1", SDDMM,
+                dict(m=256, n=256, k=64, t="f16", mt="32x1"), -1, False))
+    for mt in ["32x1", "1x64", "16x16", "32x64"]:
+        for loop, axis in [(2, "k"), (0, "m")]:
+            out.append((f"matmul_4096_{mt}_{axis}", MATMUL,
+                        dict(m=4096, n=4096, k=4096, t="f16", mt=mt), loop, False))
+    out.append(("matmul_bf16_1024_32x1_k", MATMUL,
+                dict(m=1024, n=1024, k=1024, t="bf16", mt="32x1"), 2, False))
+    out.append(("batch_matmul_4x1024_1x32x1", BATCH_MATMUL,
+                dict(b=4, m=1024, n=1024, k=1024, t="f16", mt="1x32x1"), -1, False))
+    for mt in ["32x1", "1x64"]:
+        out.append((f"sddmm_4096_k64_{mt}", SDDMM,
+                    dict(m=4096, n=4096, k=64, t="f16", mt=mt), -1, False))
+    out.append(("matmul_1000_8x1", MATMUL,
+                dict(m=1000, n=1000, k=1000, t="f16", mt="8x1"), 2, False))
+    out.append(("matmul_1000_32x1", MATMUL,
+                dict(m=1000, n=1000, k=1000, t="f16", mt="32x1"), 2, True))
+    return out

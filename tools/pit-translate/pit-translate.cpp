@@ -1,0 +1,11 @@
+//===- pit-translate.cpp - PIT's translations out of MLIR -----------------===//
+
+#include "PIT/Target/CEntry.h"
+#include "mlir/Support/LogicalResult.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+
+int main(int argc, char **argv) {
+  mlir::pit::registerToCEntryTranslation();
+  return mlir::failed(
+      mlir::mlirTranslateMain(argc, argv, "PIT translation driver\n"));
+}
