@@ -46,6 +46,14 @@ bool check(CUresult result, const char *call) {
 
 #define PIT_CHECK(call) check((call), #call)
 
+/// Checks a release (unload, destroy, free). At process exit the driver may
+/// already be shut down and have released everything itself: that is not an
+/// error worth reporting.
+void checkRelease(CUresult result, const char *call) {
+  if (result != CUDA_ERROR_DEINITIALIZED)
+    check(result, call);
+}
+
 struct Device {
   CUdevice device = 0;
   CUcontext context = nullptr;
@@ -128,7 +136,7 @@ PIT_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
 PIT_EXPORT void mgpuModuleUnload(CUmodule module) {
   // Unloading must happen even after an error, so that nothing leaks.
   if (module)
-    check(cuModuleUnload(module), "cuModuleUnload(module)");
+    checkRelease(cuModuleUnload(module), "cuModuleUnload(module)");
 }
 
 PIT_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
@@ -178,7 +186,7 @@ PIT_EXPORT CUstream mgpuStreamCreate() {
 
 PIT_EXPORT void mgpuStreamDestroy(CUstream stream) {
   if (stream)
-    check(cuStreamDestroy(stream), "cuStreamDestroy(stream)");
+    checkRelease(cuStreamDestroy(stream), "cuStreamDestroy(stream)");
 }
 
 PIT_EXPORT void mgpuStreamSynchronize(CUstream stream) {
@@ -201,7 +209,7 @@ PIT_EXPORT CUevent mgpuEventCreate() {
 
 PIT_EXPORT void mgpuEventDestroy(CUevent event) {
   if (event)
-    check(cuEventDestroy(event), "cuEventDestroy(event)");
+    checkRelease(cuEventDestroy(event), "cuEventDestroy(event)");
 }
 
 PIT_EXPORT void mgpuEventSynchronize(CUevent event) {
@@ -235,8 +243,8 @@ PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
 
 PIT_EXPORT void mgpuMemFree(void *pointer, CUstream /*stream*/) {
   if (pointer)
-    check(cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)),
-          "cuMemFree(pointer)");
+    checkRelease(cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)),
+                 "cuMemFree(pointer)");
 }
 
 PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,

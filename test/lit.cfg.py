@@ -43,11 +43,16 @@ tool_dirs = [config.pit_tools_dir, config.llvm_tools_dir]
 tools = [
     "pit-opt",
     "pit-capi-test",
+    "pit-translate",
+    "pit-compile",
     # Debian's stock mlir-opt, which loads PIT as a plugin.
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The CUDA toolkit (nvcc, ptxas) is optional; the tests that need it say so
+# with %if cuda or REQUIRES: cuda, and lit reports them as unsupported.
 if config.pit_enable_cuda:
     config.available_features.add("cuda")
+config.substitutions.append(("%cuda_home", config.cuda_home))

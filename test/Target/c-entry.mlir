@@ -1,0 +1,42 @@
+// RUN: pit-translate --pit-to-c-entry %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK: #include "PIT-runtime/Entry.h"
+// The compiled function, in func-to-llvm's calling convention.
+// CHECK: extern void sparse_matmul(void *, void *, int64_t, int64_t, int64_t, int64_t, int64_t, void *, void *, int64_t, int64_t, int64_t, int64_t, int64_t, void *, void *, int64_t, int64_t, int64_t, int64_t, int64_t);
+// CHECK: static const int64_t sparse_matmul_shape0[] = {128, 256};
+// CHECK: static const PITArgSpec sparse_matmul_args[] = {
+// CHECK-NEXT: {"arg0", PIT_F16, 2, sparse_matmul_shape0},
+// CHECK-NEXT: {"arg1", PIT_BF16, 2, sparse_matmul_shape1},
+// CHECK-NEXT: {"arg2", PIT_F32, 2, sparse_matmul_shape2},
+// CHECK: PIT_ENTRY_EXPORT int pit_sparse_matmul(const PITTensor *args, int64_t numArgs) {
+// CHECK-NEXT: if (pitCheckArgs("sparse_matmul", sparse_matmul_args, 3, args, numArgs))
+// CHECK-NEXT:   return 1;
+// Contiguous row-major descriptors: offset 0, sizes, then strides.
+// CHECK-NEXT: sparse_matmul(args[0].data, args[0].data, 0, 128, 256, 256, 1,
+// CHECK-NEXT: args[1].data, args[1].data, 0, 256, 64, 64, 1,
+// CHECK-NEXT: args[2].data, args[2].data, 0, 128, 64, 64, 1);
+// CHECK-NEXT: return pitFinishCall("sparse_matmul");
+// Private functions get no entry point.
+// CHECK-NOT: pit_helper
+func.func @sparse_matmul(%a: memref<128x256xf16>, %b: memref<256x64xbf16>, %c: memref<128x64xf32>) {
+  return
+}
+func.func private @helper(%a: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{argument 0 has type 'memref<?x64xf32>'; a C entry point takes statically shaped, row-major memrefs of f16, bf16, f32, f64, i8, i32 or i64}}
+func.func @dynamic(%a: memref<?x64xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{a C entry point cannot return values; write the results into output buffers}}
+func.func @returns(%a: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %0 = memref.load %a[%c0] : memref<4xf32>
+  return %0 : f32
+}
