@@ -30,4 +30,20 @@ sed -e 's/MT0/32/g; s/MT1/1/g' test/Integration/CPU/sparse-matmul.mlir |
   "$llvm_bin/mlir-runner" -e main -entry-point-result=void \
     -shared-libs="$build/lib/libpit_test_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
 
-banner "Not yet: the GPU lowering to PTX (see NOTES.md)"
+banner "5. The same program through pit-to-ptx for an H100/H200 (sm_90): kernels as PTX, no GPU needed"
+"$pit_opt" examples/sparse_matmul.mlir --pit-to-ptx="chip=sm_90" -o "$build/sparse_matmul.sm_90.mlir"
+grep -o 'gpu.binary @[a-z_0-9]*' "$build/sparse_matmul.sm_90.mlir" | sed 's/^/  /'
+echo "  PTX instructions of the STile kernel (gather loads, shared memory, barriers, atomic combine):"
+grep -o 'gpu.binary @sparse_matmul_kernel_1 .*' "$build/sparse_matmul.sm_90.mlir" |
+  grep -o 'ld.global[.a-z0-9]*\|st.shared[.a-z0-9]*\|bar.sync\|atom.global[.a-z0-9]*' | sort | uniq -c | sed 's/^/  /'
+
+if [ -x "$build/bin/pit-compile" ] && [ -f "$build/lib/libpit_cuda_runtime.so" ]; then
+  banner "6. pit-compile: a shared library with the checked C entry point pit_sparse_matmul"
+  "$build/bin/pit-compile" examples/sparse_matmul.mlir -o "$build/libsparse_matmul.so" --chip sm_90
+  nm -D --defined-only "$build/libsparse_matmul.so" | grep ' pit_' | sed 's/^/  /'
+else
+  banner "6. pit-compile skipped: PIT was built without the CUDA toolkit"
+fi
+echo
+echo "Running it on a GPU: scripts/gpu-check.sh (compile here, run on an H100/H200); its"
+echo "last log is in docs/gpu-check/."

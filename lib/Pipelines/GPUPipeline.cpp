@@ -32,6 +32,8 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   target.chip = options.chip;
   pm.addPass(createGpuNVVMAttachTarget(target));
   // The kernels, then the host code around them.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertVectorToLLVMPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

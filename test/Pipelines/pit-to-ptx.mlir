@@ -1,5 +1,12 @@
 // From a marked matmul to PTX and host code in one named pipeline.
-// RUN: pit-opt %s --pit-to-ptx="chip=sm_90" | FileCheck %s
+// RUN: pit-opt %s --pit-to-ptx="chip=sm_90" -o %t
+// RUN: FileCheck %s < %t
+// The STile of an f16 matmul gathers with cp.async into shared memory and
+// multiplies with mma.sync (each checked on its own: code layout varies).
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=CP-ASYNC
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=WAIT
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=BARRIER
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=MMA
 // RUN: pit-opt %s --pit-to-ptx="chip=sm_80" | FileCheck %s --check-prefix=SM80
 // ptxas (from the CUDA toolkit) assembles the kernels for both chips.
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_90 format=bin" | FileCheck %s --check-prefix=CUBIN %}
@@ -14,10 +21,12 @@
 // CHECK: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_90">
 // CHECK-SAME: atom.global.add.u32
 // CHECK: gpu.binary @sparse_matmul_kernel_1 [#gpu.object<#nvvm.target<chip = "sm_90">
-// CHECK-SAME: .shared
-// CHECK-SAME: bar.sync
-// CHECK-SAME: atom.global.add.f32
+// CP-ASYNC: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
+// WAIT: cp.async.wait_group
+// BARRIER: bar.sync
+// MMA: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // SM80: .target sm_80
+// SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CUBIN: gpu.binary @sparse_matmul_kernel_1 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0">, {{.*}}bin = "
 func.func @sparse_matmul(%a: memref<128x256xf16>, %b: memref<256x64xf16>, %c: memref<128x64xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}

@@ -52,16 +52,28 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     * `memref.alloc`/`memref.dealloc` of the host code become `gpu.alloc`/
       `gpu.dealloc`, and `linalg` ops left in it become grid-stride kernels.
 
-    This is the SIMT lowering every STile has: correct for any body and
-    element type. Leaves alone: functions without pit ops.
+    That SIMT lowering is correct for any body and element type. An STile
+    whose body is the tile of an f16 matmul with f32 accumulation,
+    gathered along k, gets a tensor-core kernel instead (with
+    `tensor-cores`, the default): one block per output tile loops over the
+    segment's compacted k, gathers each chunk of A and B into shared memory
+    with 16-byte `cp.async` copies (zero-filled past the count), multiplies
+    with `nvgpu.mma.sync` m16n8k16 into registers, and adds its tile into C
+    without atomics.
+
+    Leaves alone: functions without pit ops.
   }];
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
-           "Threads of the blocks that run the tiles">
+           "Threads of the blocks that run the SIMT tiles">,
+    Option<"useTensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use the tensor-core kernel for f16 matmul tiles">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::vector::VectorDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];

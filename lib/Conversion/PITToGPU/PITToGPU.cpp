@@ -1,5 +1,7 @@
 //===- PITToGPU.cpp - Lower pit ops to gpu kernels ------------------------===//
 
+#include "MatmulMMA.h"
+
 #include "PIT/Conversion/Passes.h"
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
@@ -445,8 +447,13 @@ struct ConvertPITToGPUPass
       SmallVector<DetectOp> detects;
       func.walk([&](STileOp op) { stiles.push_back(op); });
       func.walk([&](DetectOp op) { detects.push_back(op); });
-      for (STileOp op : stiles)
+      for (STileOp op : stiles) {
+        // Tensor cores where the tile is a half-precision matmul; the SIMT
+        // lowering for every other tile.
+        if (useTensorCores && succeeded(lowerMatmulSTileToMMA(rewriter, op)))
+          continue;
         failed |= mlir::failed(lowerSTile(rewriter, op, threadsPerBlock));
+      }
       for (DetectOp op : detects)
         failed |= mlir::failed(lowerDetect(rewriter, op, threadsPerBlock));
       lowerHostCode(rewriter, func, threadsPerBlock);

@@ -1,5 +1,6 @@
 // RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu | FileCheck %s
 // RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="threads-per-block=256" | FileCheck %s --check-prefix=THREADS
+// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="tensor-cores=false" | FileCheck %s --check-prefix=NO-TC
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func @matmul
@@ -16,7 +17,7 @@
 // CHECK:   %[[SLOT_INDEX:.+]] = arith.index_cast %[[SLOT]]
 // CHECK:   memref.store %{{.+}}, %[[POS]][%{{.+}}, %[[SLOT_INDEX]]]
 // The STile: a block per tile, the tiles in shared memory.
-// CHECK: gpu.launch {{.+}} workgroup(%[[TA:.+]] : memref<32x32xf16, #gpu.address_space<workgroup>>, %[[TB:.+]] : memref<32x64xf16, #gpu.address_space<workgroup>>, %[[TC:.+]] : memref<32x64xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch {{.+}} workgroup(%[[TA:.+]] : memref<32x32xf32, #gpu.address_space<workgroup>>, %[[TB:.+]] : memref<32x64xf32, #gpu.address_space<workgroup>>, %[[TC:.+]] : memref<32x64xf32, #gpu.address_space<workgroup>>)
 // Blocks past their segment's count do nothing.
 // CHECK:   %[[CNT:.+]] = memref.load %[[COUNTS]]
 // CHECK:   scf.if
@@ -30,7 +31,6 @@
 // The dense tile: each thread owns output elements and reduces over k.
 // CHECK:     scf.for
 // CHECK:       scf.for {{.+}} iter_args
-// CHECK:         arith.extf
 // CHECK:         arith.mulf
 // CHECK:         arith.addf
 // CHECK:     gpu.barrier
@@ -42,9 +42,9 @@
 // CHECK: gpu.dealloc %[[COUNTS]]
 // THREADS-LABEL: func @matmul
 // THREADS: threads({{.+}}) in ({{.+}} = %c256
-func.func @matmul(%a: memref<128x256xf16>, %b: memref<256x64xf16>, %c: memref<128x64xf32>) {
+func.func @matmul(%a: memref<128x256xf32>, %b: memref<256x64xf32>, %c: memref<128x64xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
-      ins(%a, %b : memref<128x256xf16>, memref<256x64xf16>) outs(%c : memref<128x64xf32>)
+      ins(%a, %b : memref<128x256xf32>, memref<256x64xf32>) outs(%c : memref<128x64xf32>)
   return
 }
 
@@ -62,5 +62,54 @@ func.func @matmul(%a: memref<128x256xf16>, %b: memref<256x64xf16>, %c: memref<12
 func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: memref<128x64xf32>) {
   linalg.mul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
       ins(%a, %b : memref<128x64xf32>, memref<128x64xf32>) outs(%c : memref<128x64xf32>)
+  return
+}
+
+// -----
+
+// An f16 matmul tile gathered along k runs on tensor cores: one block per
+// 32x64 output tile loops over the compacted k, gathers B's rows with
+// 16-byte cp.async copies (A's 32x1 micro-tiles are single elements, so A
+// goes through registers), and accumulates with mma.sync in registers.
+// CHECK-LABEL: func @matmul_f16
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%[[SA:.+]] : memref<32x32xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<32x64xf16, #gpu.address_space<workgroup>>)
+// CHECK:   %[[CHUNKS:.+]]:4 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK:     nvgpu.device_async_copy %{{.+}}, %[[SB]][%{{.+}}, %{{.+}}], 8, %{{.+}} : memref<256x512xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:     memref.store %{{.+}}, %[[SA]]
+// CHECK:     nvgpu.device_async_create_group
+// CHECK:     nvgpu.device_async_wait %{{.+}} {numGroups = 0 : i32}
+// CHECK:     gpu.barrier
+// CHECK-COUNT-8: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:     gpu.barrier
+// No atomics: the block owns its output tile.
+// CHECK-NOT: atomic_rmw
+// CHECK: return
+// THREADS-LABEL: func @matmul_f16
+// NO-TC-LABEL: func @matmul_f16
+// NO-TC-NOT: nvgpu.mma.sync
+// NO-TC: memref.atomic_rmw addf
+func.func @matmul_f16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
+  return
+}
+
+// -----
+
+// 16x16 micro-tiles: A's gathered rows are 16 elements, so A's 16x32 chunk
+// comes in 64 cp.async copies, a partial round of the 128 threads, which
+// commit their copy under the guard.
+// CHECK-LABEL: func @matmul_f16_16x16
+// CHECK: nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x512xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK:   %[[TOKEN:.+]] = nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<16x32xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_create_group %[[TOKEN]]
+// CHECK: nvgpu.device_async_wait
+// CHECK: nvgpu.mma.sync
+// THREADS-LABEL: func @matmul_f16_16x16
+// NO-TC-LABEL: func @matmul_f16_16x16
+func.func @matmul_f16_16x16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [16x16]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
   return
 }
