@@ -6,8 +6,8 @@
 #                                     build/gpu-check/*.so with pit-compile
 #   scripts/gpu-check.sh run [LOGDIR] on the GPU machine, from the repository
 #                                     root with build/gpu-check carried: the
-#                                     small cases, the same under
-#                                     compute-sanitizer memcheck, then all
+#                                     C++ example, the small cases, memcheck
+#                                     (small cases; all cases at 99%), then all
 #
 # Each run step prints "N passed, N failed" and writes its log to LOGDIR.
 set -euo pipefail
@@ -19,6 +19,12 @@ case "${1:-}" in
     scripts/build.sh > build.log 2>&1 || { cat build.log; exit 1; }
     rm -rf build/gpu-check
     python3 test/GPU/compile_kernels.py build build/gpu-check
+    # The C++ example: the README's program, called from C++ on device buffers.
+    build/bin/pit-compile examples/sparse_matmul.mlir -o build/gpu-check/libsparse_matmul.so
+    c++ -O2 examples/sparse_matmul_gpu.cpp -Iinclude -I"${CUDA_HOME:-/usr/local/cuda}/include" \
+      -Lbuild/gpu-check -lsparse_matmul -lpit_cuda_runtime \
+      -L"${CUDA_HOME:-/usr/local/cuda}/lib64/stubs" -lcuda -Wl,-rpath,'$ORIGIN' \
+      -o build/gpu-check/sparse_matmul_gpu
     ;;
   run)
     logs=${2:-.}
@@ -29,10 +35,15 @@ case "${1:-}" in
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/device.txt"
     date -u | tee -a "$logs/device.txt"
     status=0
+    "$artifacts/sparse_matmul_gpu" 2>&1 | tee "$logs/cpp-example.log" || status=1
     python3 check_on_device.py "$artifacts" --only-prefix small_ 2>&1 | tee "$logs/small.log" || status=1
+    # memcheck: every sparsity of the small cases, and every case at 99%.
     compute-sanitizer --tool memcheck --error-exitcode 3 \
       python3 check_on_device.py "$artifacts" --only-prefix small_ --calls 1 \
       2>&1 | tee "$logs/memcheck.log" || status=1
+    compute-sanitizer --tool memcheck --error-exitcode 3 \
+      python3 check_on_device.py "$artifacts" --calls 1 --sparsities 0.99 \
+      2>&1 | tee "$logs/memcheck-all.log" || status=1
     python3 check_on_device.py "$artifacts" 2>&1 | tee "$logs/full.log" || status=1
     exit $status
     ;;

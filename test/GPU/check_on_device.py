@@ -67,13 +67,13 @@ def sparsify(x, micro, sparsity):
     return x * mask.to(x.dtype)
 
 
-def run_case(name, template, params, pit_loop, directory, calls):
+def run_case(name, template, params, pit_loop, directory, calls, sparsities):
     kernel = Kernel(directory / f"{name}.so")
     t = TORCH_DTYPE[params["t"]]
     micro = [int(e) for e in params["mt"].split("x")]
     rand = lambda *shape, dtype=t: (torch.rand(*shape, device="cuda") * 2 - 1).to(dtype)
     worst = 0.0
-    for sparsity in SPARSITIES:
+    for sparsity in sparsities:
         for _ in range(calls):
             if template is kernels.MATMUL:
                 a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
@@ -138,6 +138,7 @@ def main():
     parser.add_argument("directory", type=pathlib.Path)
     parser.add_argument("--only-prefix", default="")
     parser.add_argument("--calls", type=int, default=2)
+    parser.add_argument("--sparsities", type=float, nargs="+", default=SPARSITIES)
     options = parser.parse_args()
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     passed = failed = 0
@@ -150,7 +151,7 @@ def main():
             passed += 1
             continue
         ok = run_case(name, template, params, pit_loop, options.directory,
-                      options.calls)
+                      options.calls, options.sparsities)
         passed, failed = passed + ok, failed + (not ok)
     ok = check_refusals(options.directory)
     passed, failed = passed + ok, failed + (not ok)

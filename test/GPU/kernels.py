@@ -45,6 +45,8 @@ def cases():
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
         out.append((f"small_matmul_256_{mt}_{loop}", MATMUL,
                     dict(m=256, n=128, k=256, t="f16", mt=mt), loop, False))
+    out.append(("small_matmul_bf16_256_16x16_2", MATMUL,
+                dict(m=256, n=128, k=256, t="bf16", mt="16x16"), 2, False))
     out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
                 dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,
@@ -53,8 +55,10 @@ def cases():
         for loop, axis in [(2, "k"), (0, "m")]:
             out.append((f"matmul_4096_{mt}_{axis}", MATMUL,
                         dict(m=4096, n=4096, k=4096, t="f16", mt=mt), loop, False))
-    out.append(("matmul_bf16_1024_32x1_k", MATMUL,
-                dict(m=1024, n=1024, k=1024, t="bf16", mt="32x1"), 2, False))
+    out.append(("matmul_bf16_4096_32x1_k", MATMUL,
+                dict(m=4096, n=4096, k=4096, t="bf16", mt="32x1"), 2, False))
+    out.append(("matmul_bf16_4096_32x64_k", MATMUL,
+                dict(m=4096, n=4096, k=4096, t="bf16", mt="32x64"), 2, False))
     out.append(("batch_matmul_4x1024_1x32x1", BATCH_MATMUL,
                 dict(b=4, m=1024, n=1024, k=1024, t="f16", mt="1x32x1"), -1, False))
     for mt in ["32x1", "1x64"]:

@@ -7,6 +7,8 @@
 // RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=WAIT
 // RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=BARRIER
 // RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=MMA
+// bf16 goes to the tensor cores too.
+// RUN: sed 's/xf16>/xbf16>/g' %s | pit-opt --pit-to-ptx="chip=sm_90" | FileCheck %s --check-prefix=BF16
 // RUN: pit-opt %s --pit-to-ptx="chip=sm_80" | FileCheck %s --check-prefix=SM80
 // ptxas (from the CUDA toolkit) assembles the kernels for both chips.
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_90 format=bin" | FileCheck %s --check-prefix=CUBIN %}
@@ -25,6 +27,7 @@
 // WAIT: cp.async.wait_group
 // BARRIER: bar.sync
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM80: .target sm_80
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CUBIN: gpu.binary @sparse_matmul_kernel_1 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0">, {{.*}}bin = "

@@ -53,7 +53,7 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       `gpu.dealloc`, and `linalg` ops left in it become grid-stride kernels.
 
     That SIMT lowering is correct for any body and element type. An STile
-    whose body is the tile of an f16 matmul with f32 accumulation,
+    whose body is the tile of an f16 or bf16 matmul with f32 accumulation,
     gathered along k, gets a tensor-core kernel instead (with
     `tensor-cores`, the default): one block per output tile loops over the
     segment's compacted k, gathers each chunk of A and B into shared memory
@@ -67,11 +67,13 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
            "Threads of the blocks that run the SIMT tiles">,
     Option<"useTensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Use the tensor-core kernel for f16 matmul tiles">
+           "Use the tensor-core kernel for f16/bf16 matmul tiles">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::vector::VectorDialect",
     "::mlir::memref::MemRefDialect",

@@ -1,6 +1,6 @@
 //===- MatmulMMA.cpp - Tensor-core kernels for matmul STiles --------------===//
 //
-// The STile of `C += A x B` gathered along k, for f16 A and B and f32 C,
+// The STile of `C += A x B` gathered along k, for f16 or bf16 A and B and f32 C,
 // as one block per output tile that loops over the segment's compacted k:
 //
 //   for each chunk of Tk gathered columns of A (rows of B):
@@ -21,6 +21,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -101,8 +103,7 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
   tile.positions = sreadA.getPositions();
   tile.inputType = sreadA.getSource().getType().getElementType();
   Type outputType = write.getDest().getType().getElementType();
-  // nvgpu.mma.sync lowers f16 operands; bf16 tiles take the SIMT lowering.
-  if (!tile.inputType.isF16() ||
+  if (!(tile.inputType.isF16() || tile.inputType.isBF16()) ||
       sreadB.getSource().getType().getElementType() != tile.inputType ||
       !outputType.isF32())
     return failure();
@@ -133,6 +134,49 @@ struct KernelBuilder {
     return arith::RemUIOp::create(b, loc, x, index(y));
   }
 };
+
+/// `c + a x b` on the tensor cores, m16n8k16, with the fragments as
+/// nvgpu.mma.sync takes them. nvgpu lowers f16 only, so bf16 goes straight
+/// to nvvm.mma.sync, whose bf16 operands are packed pairs in 32-bit
+/// registers.
+Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment, Value c) {
+  Type elementType = cast<VectorType>(a.getType()).getElementType();
+  if (elementType.isF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFragment, c,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  auto packedRegisters = [&](Value fragment, int64_t count) {
+    SmallVector<Value> registers;
+    for (int64_t reg = 0; reg < count; ++reg) {
+      Value pair = vector::ExtractOp::create(b, loc, fragment,
+                                             ArrayRef<int64_t>{reg});
+      Value packed = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()), pair);
+      registers.push_back(
+          vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{0}));
+    }
+    return registers;
+  };
+  SmallVector<Value> accumulators;
+  for (int64_t i0 = 0; i0 < 2; ++i0)
+    for (int64_t i1 = 0; i1 < 2; ++i1)
+      accumulators.push_back(
+          vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{i0, i1}));
+  Type f32 = b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value result = NVVM::MmaOp::create(
+      b, loc, resultType, packedRegisters(a, 4), packedRegisters(bFragment, 2),
+      accumulators, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < 4; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+  Value flat = vector::FromElementsOp::create(
+      b, loc, VectorType::get({4}, f32), elements);
+  return vector::ShapeCastOp::create(b, loc, c.getType(), flat);
+}
 
 } // namespace
 
@@ -334,8 +378,7 @@ LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
         Value a = fragmentA(ms, k16);
         for (int64_t ns = 0; ns < nSubtiles; ++ns) {
           Value &c = acc[ms * nSubtiles + ns];
-          c = nvgpu::MmaSyncOp::create(b, loc, a, fragmentsB[ns], c,
-                                       ArrayRef<int64_t>{16, 8, 16});
+          c = buildMma(b, loc, a, fragmentsB[ns], c);
         }
       }
     }
