@@ -44,6 +44,15 @@ if [ -x "$build/bin/pit-compile" ] && [ -f "$build/lib/libpit_cuda_runtime.so" ]
 else
   banner "6. pit-compile skipped: PIT was built without the CUDA toolkit"
 fi
-echo
-echo "Running it on a GPU: scripts/gpu-check.sh (compile here, run on an H100/H200); its"
-echo "last log is in docs/gpu-check/."
+if [ -f "$build/libsparse_matmul.so" ] && nvidia-smi -L > /dev/null 2>&1; then
+  banner "7. On this machine's GPU, called from C++ (examples/sparse_matmul_gpu.cpp)"
+  cuda_home=${CUDA_HOME:-/usr/local/cuda}
+  c++ -O2 examples/sparse_matmul_gpu.cpp -Iinclude -I"$cuda_home/include" \
+    -L"$build" -lsparse_matmul -L"$build/lib" -lpit_cuda_runtime -lcuda \
+    -Wl,-rpath,"$PWD/$build" -Wl,-rpath,"$PWD/$build/lib" -o "$build/sparse_matmul_gpu"
+  "$build/sparse_matmul_gpu"
+else
+  banner "7. No GPU here: the GPU run is scripts/gpu-check.sh (compile here, run on an H100/H200)"
+  echo "  Its last log, with the device and date: docs/gpu-check/"
+  grep -h "passed" docs/gpu-check/*-full.log | sed 's/^/  full run: /'
+fi
