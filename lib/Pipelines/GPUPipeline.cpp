@@ -15,10 +15,7 @@ using namespace mlir;
 
 void mlir::pit::buildPTXPipeline(OpPassManager &pm,
                                  const PTXPipelineOptions &options) {
-  PITSparsifyOptions sparsify;
-  sparsify.candidate = options.candidate;
-  sparsify.pitLoop = options.pitLoop;
-  pm.addPass(createPITSparsify(sparsify));
+  pm.addPass(createPITSparsify(options.getSparsifyOptions()));
   pm.addPass(createConvertPITToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createGpuKernelOutliningPass());
@@ -35,15 +32,8 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertVectorToLLVMPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
   pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  addLowerToLLVMPasses(pm);
 
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;

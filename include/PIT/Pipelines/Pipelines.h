@@ -9,23 +9,35 @@
 #ifndef PIT_PIPELINES_PIPELINES_H
 #define PIT_PIPELINES_PIPELINES_H
 
+#include "PIT/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir::pit {
 
-struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
-  PassOptions::Option<unsigned> candidate{
+/// The options every PIT pipeline passes on to pit-sparsify.
+template <typename Derived>
+struct SparsifyPipelineOptions : public PassPipelineOptions<Derived> {
+  detail::PassOptions::Option<unsigned> candidate{
       *this, "candidate",
       llvm::cl::desc("Which micro-tile of each pit.sparse mark to use"),
       llvm::cl::init(0)};
-  PassOptions::Option<int64_t> pitLoop{
+  detail::PassOptions::Option<int64_t> pitLoop{
       *this, "pit-loop",
       llvm::cl::desc("The loop to gather along (-1: the analysis' choice)"),
       llvm::cl::init(-1)};
+
+  PITSparsifyOptions getSparsifyOptions() const {
+    PITSparsifyOptions options;
+    options.candidate = this->candidate;
+    options.pitLoop = this->pitLoop;
+    return options;
+  }
 };
 
-struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
+struct CPUPipelineOptions : public SparsifyPipelineOptions<CPUPipelineOptions> {};
+
+struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("The GPU to compile for (sm_80, sm_90)"),
       llvm::cl::init("sm_90")};
@@ -35,14 +47,6 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
                      "the driver when loaded), bin (cubin, needs ptxas) or "
                      "fatbin"),
       llvm::cl::init("isa")};
-  PassOptions::Option<unsigned> candidate{
-      *this, "candidate",
-      llvm::cl::desc("Which micro-tile of each pit.sparse mark to use"),
-      llvm::cl::init(0)};
-  PassOptions::Option<int64_t> pitLoop{
-      *this, "pit-loop",
-      llvm::cl::desc("The loop to gather along (-1: the analysis' choice)"),
-      llvm::cl::init(-1)};
 };
 
 /// pit-to-ptx: sparsify the marked ops, lower pit to gpu kernels, compile
@@ -53,6 +57,10 @@ void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
 /// pit-cpu-pipeline: sparsify the marked ops, lower pit to loops, and
 /// everything to the LLVM dialect, ready for mlir-runner or mlir-translate.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// The lowering to the LLVM dialect that the pipelines share, once their own
+/// dialects are gone: memrefs, arith, index, control flow and functions.
+void addLowerToLLVMPasses(OpPassManager &pm);
 
 /// Registers the named pipelines above.
 void registerPITPipelines();

@@ -2,6 +2,7 @@
 
 #include "MatmulMMA.h"
 
+#include "PIT/Conversion/Detection.h"
 #include "PIT/Conversion/Passes.h"
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
@@ -212,28 +213,9 @@ LogicalResult lowerDetect(RewriterBase &rewriter, DetectOp op,
             b, loc,
             arith::MulIOp::create(b, loc, segment, gridExtents[dim]), iv);
     }
-    Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
-    SmallVector<Value> zeros(micro.size(), zero), ones(micro.size(), one);
-    Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
-    scf::LoopNest elements = scf::buildLoopNest(
-        b, loc, zeros, micro, ones, ValueRange{falseValue},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange anyNonZero) {
-          SmallVector<Value> indices;
-          for (auto [start, iv] : llvm::zip(origin, ivs))
-            indices.push_back(arith::AddIOp::create(b, loc, start, iv));
-          Value value = memref::LoadOp::create(b, loc, op.getSource(), indices);
-          Value zeroValue =
-              arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
-          Value nonZero =
-              isa<FloatType>(value.getType())
-                  ? Value(arith::CmpFOp::create(
-                        b, loc, arith::CmpFPredicate::UNE, value, zeroValue))
-                  : Value(arith::CmpIOp::create(
-                        b, loc, arith::CmpIPredicate::ne, value, zeroValue));
-          return scf::ValueVector{
-              arith::OrIOp::create(b, loc, anyNonZero.front(), nonZero)};
-        });
-    scf::IfOp::create(b, loc, elements.results.front(),
+    Value hasNonZero = buildMicroTileHasNonZero(b, loc, op.getSource(),
+                                                origin, micro);
+    scf::IfOp::create(b, loc, hasNonZero,
                       [&](OpBuilder &b, Location loc) {
       Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
       Value slot32 = memref::AtomicRMWOp::create(

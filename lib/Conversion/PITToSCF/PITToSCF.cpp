@@ -1,5 +1,6 @@
 //===- PITToSCF.cpp - Lower pit ops to loops for the CPU ------------------===//
 
+#include "PIT/Conversion/Detection.h"
 #include "PIT/Conversion/Passes.h"
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITCombiner.h"
@@ -29,12 +30,6 @@ void buildElementLoops(OpBuilder &b, Location loc, ArrayRef<Value> extents,
   scf::buildLoopNest(b, loc, zeros, extents, ones, body);
 }
 
-Value isNonZero(OpBuilder &b, Location loc, Value value) {
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType()));
-  if (isa<FloatType>(value.getType()))
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value, zero);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
-}
 
 //===----------------------------------------------------------------------===//
 // pit.detect
@@ -81,19 +76,9 @@ void lowerDetect(RewriterBase &rewriter, DetectOp op) {
           b, loc, arith::MulIOp::create(b, loc, segment, grid[dim]), iv);
     }
 
-    Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
-    scf::LoopNest elements = scf::buildLoopNest(
-        b, loc, zeros, micro, ones, ValueRange{falseValue},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange anyNonZero) {
-          SmallVector<Value> indices;
-          for (auto [start, iv] : llvm::zip(origin, ivs))
-            indices.push_back(arith::AddIOp::create(b, loc, start, iv));
-          Value value = memref::LoadOp::create(b, loc, op.getSource(), indices);
-          return scf::ValueVector{arith::OrIOp::create(
-              b, loc, anyNonZero.front(), isNonZero(b, loc, value))};
-        });
-
-    scf::IfOp::create(b, loc, elements.results.front(),
+    Value hasNonZero = buildMicroTileHasNonZero(b, loc, op.getSource(),
+                                                origin, micro);
+    scf::IfOp::create(b, loc, hasNonZero,
                       [&](OpBuilder &b, Location loc) {
                         Value count = memref::LoadOp::create(
                             b, loc, op.getCounts(), segment);
