@@ -53,8 +53,8 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       `gpu.dealloc`, and `linalg` ops left in it become grid-stride kernels.
 
     That SIMT lowering is correct for any body and element type. An STile
-    whose body is the tile of an f16 or bf16 matmul with f32 accumulation,
-    gathered along k, gets a tensor-core kernel instead (with
+    whose body is the tile of an f16 or bf16 matmul or batch matmul with f32
+    accumulation, gathered along k, gets a tensor-core kernel instead (with
     `tensor-cores`, the default): one block per output tile loops over the
     segment's compacted k, gathers each chunk of A and B into shared memory
     with 16-byte `cp.async` copies (zero-filled past the count), multiplies

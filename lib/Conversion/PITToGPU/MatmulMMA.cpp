@@ -41,6 +41,8 @@ constexpr int64_t kVector = 8;
 
 /// What the matmul tile reads and writes, found in the STile body.
 struct MatmulTile {
+  /// Whether a batch loop leads every operand (batch_matmul).
+  bool batched;
   Value a, b, c;
   Value positions;
   Type inputType;
@@ -54,9 +56,23 @@ bool isGatheredRead(SReadOp read, int64_t axis, int64_t micro) {
 
 /// Recognises the body pit-sparsify writes for a matmul gathered along k.
 FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
-  AffineMap mk = AffineMap::getMultiDimIdentityMap(3, op.getContext())
-                     .getSubMap({0, 2});
-  if (op.getSparseMap() != mk || op.getPitAxis() != 2)
+  // Loops (m, n, k), or (batch, m, n, k) with the batch leading every map.
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops != 3 && numLoops != 4)
+    return failure();
+  unsigned lead = numLoops - 3;
+  MLIRContext *context = op.getContext();
+  auto map = [&](unsigned r0, unsigned r1) {
+    SmallVector<AffineExpr> results;
+    if (lead)
+      results.push_back(getAffineDimExpr(0, context));
+    results.push_back(getAffineDimExpr(r0 + lead, context));
+    results.push_back(getAffineDimExpr(r1 + lead, context));
+    return AffineMap::get(numLoops, 0, results, context);
+  };
+  // One batch per segment: the batch extent of the micro-tile is 1.
+  if (op.getSparseMap() != map(0, 2) || op.getPitAxis() != 2 + lead ||
+      (lead && op.getMicroTile()[0] != 1))
     return failure();
   linalg::GenericOp generic;
   SWriteOp write;
@@ -69,17 +85,11 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
   if (!generic || !write || generic.getNumDpsInputs() != 2 ||
       !linalg::isaContractionOpInterface(generic))
     return failure();
-  MLIRContext *context = op.getContext();
-  auto map = [&](unsigned r0, unsigned r1) {
-    return AffineMap::get(3, 0, {getAffineDimExpr(r0, context),
-                                 getAffineDimExpr(r1, context)},
-                          context);
-  };
   if (generic.getIndexingMapsArray() !=
       SmallVector<AffineMap>{map(0, 2), map(2, 1), map(0, 1)})
     return failure();
   // The inputs come from gathered reads, the output goes out added.
-  int64_t microK = op.getMicroTile()[1];
+  int64_t microK = op.getMicroTile()[1 + lead];
   auto readA = generic.getDpsInputs()[0].getDefiningOp<memref::AllocaOp>();
   auto readB = generic.getDpsInputs()[1].getDefiningOp<memref::AllocaOp>();
   if (!readA || !readB)
@@ -91,12 +101,14 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
   for (Operation *user : readB->getUsers())
     if (auto read = dyn_cast<SReadOp>(user))
       sreadB = read;
-  if (!isGatheredRead(sreadA, 1, microK) || !isGatheredRead(sreadB, 0, microK) ||
+  if (!isGatheredRead(sreadA, 1 + lead, microK) ||
+      !isGatheredRead(sreadB, lead, microK) ||
       write.getPositions() || write.getCombiner() != CombinerKind::Add ||
       write.getSource() != generic.getDpsInits()[0])
     return failure();
 
   MatmulTile tile;
+  tile.batched = lead;
   tile.a = sreadA.getSource();
   tile.b = sreadB.getSource();
   tile.c = write.getDest();
@@ -108,9 +120,9 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
       !outputType.isF32())
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
-  tile.tileM = shape[0];
-  tile.tileN = shape[1];
-  tile.tileK = shape[2];
+  tile.tileM = shape[lead];
+  tile.tileN = shape[lead + 1];
+  tile.tileK = shape[lead + 2];
   tile.microK = microK;
   // Whole mma shapes: 16 rows, 8 columns a warp, 16 deep.
   if (tile.tileM % 16 || tile.tileN % (8 * kWarps) || tile.tileK % 16 ||
@@ -191,11 +203,11 @@ LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
   OpBuilder &b = rewriter;
   KernelBuilder k{b, loc};
 
-  int64_t m = op.getDomain()[0], n = op.getDomain()[1];
-  int64_t capacity = op.getDomain()[2] / t.microK;
+  unsigned lead = t.batched;
+  int64_t m = op.getDomain()[lead], n = op.getDomain()[lead + 1];
+  int64_t capacity = op.getDomain()[lead + 2] / t.microK;
   int64_t nTiles = n / t.tileN;
   int64_t mSubtiles = t.tileM / 16, nSubtiles = t.tileN / (8 * kWarps);
-  (void)m;
 
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -217,7 +229,13 @@ LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
 
   Value blockId = launch.getBlockIds().x, tid = launch.getThreadIds().x;
   Value segment = k.div(blockId, nTiles);
-  Value m0 = k.mul(segment, k.index(t.tileM));
+  // Segments are numbered (batch, row block), row-major, as pit.detect does.
+  Value m0 = k.mul(k.rem(segment, m / t.tileM), k.index(t.tileM));
+  Value batch = k.div(segment, m / t.tileM);
+  auto at = [&](Value row, Value column) {
+    return t.batched ? SmallVector<Value>{batch, row, column}
+                     : SmallVector<Value>{row, column};
+  };
   Value n0 = k.mul(k.rem(blockId, nTiles), k.index(t.tileN));
   Value warp = k.div(tid, kLanes), lane = k.rem(tid, kLanes);
   Value group = k.div(lane, 4), inGroup = k.rem(lane, 4);
@@ -290,7 +308,7 @@ LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
                                                k.index(0));
       return nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), sB,
-          ValueRange{row, column}, t.b, ValueRange{source, k.add(n0, column)},
+          ValueRange{row, column}, t.b, at(source, k.add(n0, column)),
           b.getIndexAttr(kVector), elements, /*bypassL1=*/nullptr);
     });
     // A: 16-byte copies when a micro-tile row holds whole vectors; else
@@ -305,7 +323,7 @@ LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
                                                  k.index(kVector), k.index(0));
         return nvgpu::DeviceAsyncCopyOp::create(
             b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), sA,
-            ValueRange{row, column}, t.a, ValueRange{k.add(m0, row), source},
+            ValueRange{row, column}, t.a, at(k.add(m0, row), source),
             b.getIndexAttr(kVector), elements, nullptr);
       });
     } else {
@@ -320,7 +338,7 @@ LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
             Value column = k.rem(linear, t.tileK);
             auto [source, valid] = gathered(k.add(kk, column));
             Value value = memref::LoadOp::create(
-                b, loc, t.a, ValueRange{k.add(m0, row), source});
+                b, loc, t.a, at(k.add(m0, row), source));
             value = arith::SelectOp::create(b, loc, valid, value, zeroInput);
             memref::StoreOp::create(b, loc, value, sA, ValueRange{row, column});
             scf::YieldOp::create(b, loc);
@@ -401,10 +419,10 @@ LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
               n0, k.add(warpColumn,
                         k.add(k.mul(inGroup, k.index(2)),
                               k.index(ns * 8 + i1))));
-          Value old = memref::LoadOp::create(b, loc, t.c, ValueRange{row, column});
+          Value old = memref::LoadOp::create(b, loc, t.c, at(row, column));
           memref::StoreOp::create(b, loc,
                                   arith::AddFOp::create(b, loc, old, value),
-                                  t.c, ValueRange{row, column});
+                                  t.c, at(row, column));
         }
   rewriter.eraseOp(op);
   return success();

@@ -9,11 +9,12 @@
 namespace mlir::pit {
 
 /// Replaces `op` by a tensor-core kernel when its body is the tile of an
-/// f16 or bf16 matmul with f32 accumulation, gathered along k: A's and B's
-/// gathered chunks go to shared memory (cp.async, 16 bytes, where a
-/// micro-tile row holds 8 elements or more), nvgpu.mma.sync m16n8k16
-/// accumulates in registers over the whole compacted k, and the block adds
-/// its tile into C. Returns failure, leaving `op` alone, for any other body.
+/// f16 or bf16 matmul (or batch matmul) with f32 accumulation, gathered
+/// along k: A's and B's gathered chunks go to shared memory (cp.async, 16
+/// bytes, where a micro-tile row holds 8 elements or more), mma.sync
+/// m16n8k16 accumulates in registers over the whole compacted k, and the
+/// block adds its tile into C. Returns failure, leaving `op` alone, for any
+/// other body.
 LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op);
 
 } // namespace mlir::pit

@@ -113,3 +113,20 @@ func.func @matmul_f16_16x16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c
       ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
   return
 }
+
+// -----
+
+// Batch matmul with per-batch patterns: segments are (batch, row block), and
+// the tile runs on tensor cores as well.
+// CHECK-LABEL: func @batch_matmul_f16
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads
+// CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}], %{{.+}}, 8, %{{.+}} : memref<2x128x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mma.sync
+// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] : memref<2x128x64xf32>
+// THREADS-LABEL: func @batch_matmul_f16
+// NO-TC-LABEL: func @batch_matmul_f16
+func.func @batch_matmul_f16(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref<2x128x64xf32>) {
+  linalg.batch_matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x32x1]>}
+      ins(%a, %b : memref<2x128x128xf16>, memref<2x128x64xf16>) outs(%c : memref<2x128x64xf32>)
+  return
+}
