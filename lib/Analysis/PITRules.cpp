@@ -2,8 +2,6 @@
 
 #include "PIT/Analysis/PITRules.h"
 
-#include "PIT/Dialect/PIT/IR/PITCombiner.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"

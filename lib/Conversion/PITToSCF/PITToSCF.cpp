@@ -50,17 +50,15 @@ void lowerDetect(RewriterBase &rewriter, DetectOp op) {
   }
 
   // counts[s] = 0 for every segment.
-  Value numSegments = getMemRefExtents(b, loc, op.getCounts()).front();
   Value zeroI32 = arith::ConstantIntOp::create(b, loc, 0, 32);
-  scf::buildLoopNest(b, loc, zero, numSegments, one,
-                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                       memref::StoreOp::create(b, loc, zeroI32, op.getCounts(),
-                                               ivs);
-                     });
+  buildElementLoops(b, loc, getMemRefExtents(b, loc, op.getCounts()),
+                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                      memref::StoreOp::create(b, loc, zeroI32, op.getCounts(),
+                                              ivs);
+                    });
 
-  SmallVector<Value> zeros(shape.size(), zero), ones(shape.size(), one);
-  scf::buildLoopNest(b, loc, zeros, grid, ones, [&](OpBuilder &b, Location loc,
-                                                    ValueRange tileIvs) {
+  buildElementLoops(b, loc, grid, [&](OpBuilder &b, Location loc,
+                                      ValueRange tileIvs) {
     // Walk the candidates of a segment in descending order: the index is
     // unordered by contract, and the consumers must not notice.
     Value last = arith::SubIOp::create(b, loc, grid[axis], one);
