@@ -130,3 +130,25 @@ func.func @batch_matmul_f16(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>,
       ins(%a, %b : memref<2x128x128xf16>, memref<2x128x64xf16>) outs(%c : memref<2x128x64xf32>)
   return
 }
+
+// -----
+
+// Rows of A gathered along m (1x64 micro-tiles): a block per tile of 32
+// gathered rows, k segment and n tile; cp.async for A's rows and B's dense
+// chunk, mma.sync, and the rows scattered back into C with atomic adds.
+// CHECK-LABEL: func @matmul_f16_rows
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads
+// CHECK: scf.if
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x128xf16> to memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.mma.sync
+// CHECK:   scf.if
+// CHECK:     memref.atomic_rmw addf %{{.+}}, %{{.+}} : (f32, memref<256x128xf32>) -> f32
+// THREADS-LABEL: func @matmul_f16_rows
+// NO-TC-LABEL: func @matmul_f16_rows
+// NO-TC-NOT: nvgpu.mma.sync
+func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
+  return
+}
