@@ -1,6 +1,6 @@
 //===- PITToGPU.cpp - Lower pit ops to gpu kernels ------------------------===//
 
-#include "MatmulMMA.h"
+#include "TensorCoreSTiles.h"
 
 #include "PIT/Conversion/Detection.h"
 #include "PIT/Conversion/Passes.h"
@@ -430,9 +430,11 @@ struct ConvertPITToGPUPass
       func.walk([&](STileOp op) { stiles.push_back(op); });
       func.walk([&](DetectOp op) { detects.push_back(op); });
       for (STileOp op : stiles) {
-        // Tensor cores where the tile is a half-precision matmul; the SIMT
-        // lowering for every other tile.
-        if (useTensorCores && succeeded(lowerMatmulSTileToMMA(rewriter, op)))
+        // Tensor cores where the tile is a half-precision matmul or SDDMM;
+        // the SIMT lowering for every other tile.
+        if (useTensorCores &&
+            (succeeded(lowerMatmulSTileToMMA(rewriter, op)) ||
+             succeeded(lowerSddmmSTileToMMA(rewriter, op))))
           continue;
         failed |= mlir::failed(lowerSTile(rewriter, op, threadsPerBlock));
       }

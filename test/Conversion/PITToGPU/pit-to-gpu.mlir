@@ -152,3 +152,113 @@ func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c:
       ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
   return
 }
+
+// -----
+
+// SDDMM with 32x1 mask micro-tiles: B's columns are gathered with the mask's,
+// one column at a time (narrower than a 16-byte copy, so through registers);
+// A's 32 dense rows come with cp.async. mma.sync over the whole of k, then
+// the epilogue scales each sum by its mask element and adds it into C: the
+// block owns its gathered columns, so no atomics.
+// CHECK-LABEL: func @sddmm_columns
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%{{.+}} : memref<32x64xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<64x32xf16, #gpu.address_space<workgroup>>)
+// CHECK:   scf.if
+// CHECK:     nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:     scf.for
+// CHECK:       memref.store %{{.+}}, %[[SB]]
+// CHECK:     nvgpu.device_async_wait
+// CHECK:     nvgpu.mma.sync
+// CHECK:     scf.if
+// CHECK:       %[[W:.+]] = memref.load %{{.+}} : memref<256x256xf16>
+// CHECK:       %[[W32:.+]] = arith.extf %[[W]]
+// CHECK:       %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]]
+// CHECK:       %[[OLD:.+]] = memref.load %{{.+}} : memref<256x256xf32>
+// CHECK:       arith.addf %[[OLD]], %[[SCALED]]
+// CHECK-NOT: atomic_rmw addf
+// CHECK: return
+// THREADS-LABEL: func @sddmm_columns
+// NO-TC-LABEL: func @sddmm_columns
+// NO-TC-NOT: nvgpu.mma.sync
+// NO-TC: return
+func.func @sddmm_columns(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
+      outs(%c : memref<256x256xf32>)
+      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [32x1]>} {
+  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
+    %x32 = arith.extf %x : f16 to f32
+    %y32 = arith.extf %y : f16 to f32
+    %w32 = arith.extf %w : f16 to f32
+    %p = arith.mulf %x32, %y32 : f32
+    %q = arith.mulf %p, %w32 : f32
+    %s = arith.addf %acc, %q : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// SDDMM with 1x64 mask micro-tiles: A's rows are gathered with the mask's
+// (16-byte copies, zero-filled past the count), B's 64 columns are dense.
+// The product may be written in any order.
+// CHECK-LABEL: func @sddmm_rows
+// CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<64x64xf16, #gpu.address_space<workgroup>>)
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<64x256xf16> to memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.mma.sync
+// CHECK-NOT: atomic_rmw addf
+// CHECK: return
+// THREADS-LABEL: func @sddmm_rows
+// NO-TC-LABEL: func @sddmm_rows
+func.func @sddmm_rows(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
+      outs(%c : memref<256x256xf32>)
+      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [1x64]>} {
+  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
+    %x32 = arith.extf %x : f16 to f32
+    %y32 = arith.extf %y : f16 to f32
+    %w32 = arith.extf %w : f16 to f32
+    %p = arith.mulf %w32, %y32 : f32
+    %q = arith.mulf %x32, %p : f32
+    %s = arith.addf %q, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A body that is not a scaled product sum (the mask squared) is still
+// sparsified, but stays on the SIMT lowering.
+// CHECK-LABEL: func @sddmm_mask_squared
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: memref.atomic_rmw addf
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: return
+// THREADS-LABEL: func @sddmm_mask_squared
+// NO-TC-LABEL: func @sddmm_mask_squared
+func.func @sddmm_mask_squared(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
+      outs(%c : memref<256x256xf32>)
+      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [32x1]>} {
+  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
+    %x32 = arith.extf %x : f16 to f32
+    %y32 = arith.extf %y : f16 to f32
+    %w32 = arith.extf %w : f16 to f32
+    %p = arith.mulf %x32, %y32 : f32
+    %q = arith.mulf %p, %w32 : f32
+    %r = arith.mulf %q, %w32 : f32
+    %s = arith.addf %acc, %r : f32
+    linalg.yield %s : f32
+  }
+  return
+}

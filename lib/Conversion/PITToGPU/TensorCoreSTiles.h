@@ -1,0 +1,34 @@
+//===- TensorCoreSTiles.h - Tensor-core kernels for STiles ------*- C++ -*-===//
+//
+// The STiles that convert-pit-to-gpu runs on tensor cores. Each entry point
+// replaces the STile by a kernel when it recognises the body, and returns
+// failure, leaving the STile to the SIMT lowering, for any other body.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H
+#define PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H
+
+#include "PIT/Dialect/PIT/IR/PITOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pit {
+
+/// The tile of an f16 or bf16 matmul (or batch matmul) with f32
+/// accumulation, gathered along k (A's columns with B's rows) or along m
+/// (A's rows, scattered into C): gathered chunks go to shared memory
+/// (cp.async, 16 bytes, where a micro-tile row holds 8 elements or more),
+/// mma.sync m16n8k16 accumulates in registers, and the block adds its tile
+/// into C (atomically when it is gathered along m).
+LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op);
+
+/// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
+/// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and
+/// M's rows) or along n (B's and M's columns): the block multiplies its
+/// gathered tile over the whole of k with mma.sync, multiplies by the mask in
+/// the epilogue, and adds the result into its scattered elements of C.
+LogicalResult lowerSddmmSTileToMMA(RewriterBase &rewriter, STileOp op);
+
+} // namespace mlir::pit
+
+#endif // PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H
