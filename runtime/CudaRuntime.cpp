@@ -177,15 +177,30 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
 // Streams and events
 //===----------------------------------------------------------------------===//
 
+/// The stream the caller lent (pitCudaSetStream), or null.
+thread_local CUstream lentStream = nullptr;
+/// The stream the runtime made for the thread, kept between calls: creating
+/// a stream per call costs more than a small kernel.
+thread_local CUstream ownStream = nullptr;
+
+PIT_EXPORT void pitCudaSetStream(void *stream) {
+  lentStream = static_cast<CUstream>(stream);
+}
+
 PIT_EXPORT CUstream mgpuStreamCreate() {
-  CUstream stream = nullptr;
-  if (ready())
-    PIT_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  return stream;
+  if (!ready())
+    return nullptr;
+  if (lentStream)
+    return lentStream;
+  if (!ownStream)
+    PIT_CHECK(cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING));
+  return ownStream;
 }
 
 PIT_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  if (stream)
+  // The lent stream is the caller's, the thread's own one is kept for the
+  // next call; anything else came from elsewhere and is released.
+  if (stream && stream != lentStream && stream != ownStream)
     checkRelease(cuStreamDestroy(stream), "cuStreamDestroy(stream)");
 }
 
@@ -226,7 +241,21 @@ PIT_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
 // Memory
 //===----------------------------------------------------------------------===//
 
-PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+/// Makes the device's default memory pool keep what is freed, so that the
+/// stream-ordered allocations of the next call are served from the pool
+/// instead of the driver.
+bool keepPoolMemory() {
+  static bool kept = [] {
+    CUmemoryPool pool = nullptr;
+    cuuint64_t unlimited = ~cuuint64_t(0);
+    return PIT_CHECK(cuDeviceGetDefaultMemPool(&pool, getDevice()->device)) &&
+           PIT_CHECK(cuMemPoolSetAttribute(
+               pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &unlimited));
+  }();
+  return kept;
+}
+
+PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
                               bool isHostShared) {
   CUdeviceptr pointer = 0;
   if (!ready() || sizeBytes == 0)
@@ -237,14 +266,25 @@ PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
     recordError("host-shared (managed) allocations are not supported");
     return nullptr;
   }
-  PIT_CHECK(cuMemAlloc(&pointer, sizeBytes));
+  // Stream-ordered when there is a stream: no device-wide synchronisation,
+  // and the pool reuses the index buffers of earlier calls.
+  if (stream) {
+    if (keepPoolMemory())
+      PIT_CHECK(cuMemAllocAsync(&pointer, sizeBytes, stream));
+  } else {
+    PIT_CHECK(cuMemAlloc(&pointer, sizeBytes));
+  }
   return reinterpret_cast<void *>(pointer);
 }
 
-PIT_EXPORT void mgpuMemFree(void *pointer, CUstream /*stream*/) {
-  if (pointer)
-    checkRelease(cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)),
-                 "cuMemFree(pointer)");
+PIT_EXPORT void mgpuMemFree(void *pointer, CUstream stream) {
+  if (!pointer)
+    return;
+  CUdeviceptr device = reinterpret_cast<CUdeviceptr>(pointer);
+  if (stream)
+    checkRelease(cuMemFreeAsync(device, stream), "cuMemFreeAsync(pointer)");
+  else
+    checkRelease(cuMemFree(device), "cuMemFree(pointer)");
 }
 
 PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,

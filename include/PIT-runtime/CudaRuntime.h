@@ -27,6 +27,12 @@ const char *pitCudaTakeError(void);
 /// Null, with an error pending, when no device can be used.
 const char *pitCudaDeviceName(void);
 
+/// Runs the calling thread's following PIT calls on `stream` (a CUstream, for
+/// instance torch.cuda.current_stream().cuda_stream), so that they are
+/// ordered with the caller's own work; null goes back to the runtime's own
+/// stream. Each call still waits for its work to finish before it returns.
+void pitCudaSetStream(void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,25 +15,6 @@
 using namespace mlir;
 using namespace mlir::pit;
 
-Value KernelBuilder::index(int64_t value) {
-  return constantIndex(b, loc, value);
-}
-Value KernelBuilder::add(Value x, Value y) {
-  return arith::AddIOp::create(b, loc, x, y);
-}
-Value KernelBuilder::mul(Value x, Value y) {
-  return arith::MulIOp::create(b, loc, x, y);
-}
-Value KernelBuilder::div(Value x, int64_t y) {
-  return arith::DivUIOp::create(b, loc, x, index(y));
-}
-Value KernelBuilder::rem(Value x, int64_t y) {
-  return arith::RemUIOp::create(b, loc, x, index(y));
-}
-Value KernelBuilder::ult(Value x, Value y) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-}
-
 /// `c + a x b` on the tensor cores, m16n8k16, with the fragments as
 /// nvgpu.mma.sync takes them. nvgpu lowers f16 only, so bf16 goes straight
 /// to nvvm.mma.sync, whose bf16 operands are packed pairs in 32-bit
@@ -79,13 +60,13 @@ static Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment,
 }
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-                   int64_t numBlocks)
-    : b(b), loc(loc), k{b, loc}, shape(shape) {
+                   int64_t numBlocks, int64_t stages)
+    : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages) {
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
-  auto sharedA = MemRefType::get({shape.m, shape.k}, shape.inputType,
+  auto sharedA = MemRefType::get({stages, shape.m, shape.k}, shape.inputType,
                                  MemRefLayoutAttrInterface(), workgroup);
-  auto sharedB = MemRefType::get({shape.k, shape.n}, shape.inputType,
+  auto sharedB = MemRefType::get({stages, shape.k, shape.n}, shape.inputType,
                                  MemRefLayoutAttrInterface(), workgroup);
   Value one = k.index(1);
   launch = gpu::LaunchOp::create(b, loc, k.index(numBlocks), one, one,
@@ -99,58 +80,85 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   sB = launch.getWorkgroupAttributions()[1];
   blockId = launch.getBlockIds().x;
   tid = launch.getThreadIds().x;
-  Value warp = k.div(tid, kMmaLanes), lane = k.rem(tid, kMmaLanes);
+  Value warp = k.div(tid, kMmaLanes);
+  lane = k.rem(tid, kMmaLanes);
   group = k.div(lane, 4);
   inGroup = k.rem(lane, 4);
   warpColumn = k.mul(warp, k.index(shape.n / kMmaWarps));
 }
 
-Value BlockMma::copy(Value dst, ValueRange dstIndices, Value src,
-                     ValueRange srcIndices, Value valid) {
+SmallVector<Value> BlockMma::sharedIndices(Value tile, Value stage, Value row,
+                                           Value column) {
+  // 16-byte pieces per row, and how many rows share one XOR pattern so that
+  // 8 consecutive rows cover all 32 banks once.
+  int64_t rowElements = cast<MemRefType>(tile.getType()).getDimSize(2);
+  int64_t pieces = rowElements / kVector;
+  if (pieces < 2)
+    return {stage, row, column};
+  int64_t patterns = std::min<int64_t>(pieces, 8);
+  int64_t rowsPerPattern = std::max<int64_t>(1, 8 / pieces);
+  Value pattern = k.rem(k.div(row, rowsPerPattern), patterns);
+  Value piece = arith::XOrIOp::create(b, loc, k.div(column, kVector), pattern);
+  return {stage, row,
+          k.add(k.mul(piece, k.index(kVector)), k.rem(column, kVector))};
+}
+
+void BlockMma::copy(Value tile, Value stage, Value row, Value column, Value src,
+                    ValueRange srcIndices, Value valid) {
   Value elements = valid ? Value(arith::SelectOp::create(
                                b, loc, valid, k.index(kVector), k.index(0)))
                          : k.index(kVector);
-  return nvgpu::DeviceAsyncCopyOp::create(
-      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
-      dstIndices, src, srcIndices, b.getIndexAttr(kVector), elements,
-      /*bypassL1=*/nullptr);
+  nvgpu::DeviceAsyncCopyOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tile,
+      sharedIndices(tile, stage, row, column), src, srcIndices,
+      b.getIndexAttr(kVector), elements, /*bypassL1=*/nullptr);
 }
 
-void BlockMma::spreadCopies(int64_t count, function_ref<Value(Value)> copyOne) {
+void BlockMma::spread(int64_t count, function_ref<void(Value)> copyOne) {
   for (int64_t round = 0; round < count / kMmaThreads; ++round)
-    tokens.push_back(copyOne(k.add(tid, k.index(round * kMmaThreads))));
+    copyOne(k.add(tid, k.index(round * kMmaThreads)));
   if (int64_t rest = count % kMmaThreads) {
-    auto guard =
-        scf::IfOp::create(b, loc, k.ult(tid, k.index(rest)), false);
+    auto guard = scf::IfOp::create(b, loc, k.ult(tid, k.index(rest)), false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    Value token = copyOne(k.add(k.index(count - rest), tid));
-    nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
-        ValueRange{token});
+    copyOne(k.add(k.index(count - rest), tid));
   }
 }
 
-void BlockMma::spreadElementCopies(int64_t count,
-                                   function_ref<void(Value)> copyOne) {
-  scf::ForOp::create(b, loc, tid, k.index(count), k.index(kMmaThreads),
-                     ValueRange{},
-                     [&](OpBuilder &nested, Location, Value linear, ValueRange) {
-                       OpBuilder::InsertionGuard inner(b);
-                       b.setInsertionPoint(nested.getInsertionBlock(),
-                                           nested.getInsertionPoint());
-                       copyOne(linear);
-                       scf::YieldOp::create(b, loc);
-                     });
+SmallVector<Value>
+BlockMma::loadPieces(int64_t rows, int64_t columns,
+                     function_ref<Value(Value, Value)> loadElement) {
+  SmallVector<Value> pieces;
+  int64_t piecesPerRow = columns / kVector;
+  for (int64_t round = 0; round < rows * piecesPerRow / kMmaThreads; ++round) {
+    Value piece = k.add(tid, k.index(round * kMmaThreads));
+    Value row = k.div(piece, piecesPerRow);
+    Value column0 = k.mul(k.rem(piece, piecesPerRow), k.index(kVector));
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < kVector; ++e)
+      elements.push_back(loadElement(row, k.add(column0, k.index(e))));
+    pieces.push_back(vector::FromElementsOp::create(
+        b, loc, VectorType::get({kVector}, shape.inputType), elements));
+  }
+  return pieces;
 }
 
-void BlockMma::waitForCopies() {
-  if (!tokens.empty()) {
-    Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
-    tokens.clear();
+void BlockMma::storePieces(Value tile, Value stage, ValueRange pieces) {
+  int64_t piecesPerRow =
+      cast<MemRefType>(tile.getType()).getDimSize(2) / kVector;
+  for (auto [round, value] : llvm::enumerate(pieces)) {
+    Value piece = k.add(tid, k.index(round * kMmaThreads));
+    Value row = k.div(piece, piecesPerRow);
+    Value column0 = k.mul(k.rem(piece, piecesPerRow), k.index(kVector));
+    vector::StoreOp::create(b, loc, value, tile,
+                            sharedIndices(tile, stage, row, column0));
   }
+}
+
+void BlockMma::commitCopies() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
+
+void BlockMma::waitForCopies(int64_t pending) {
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
   gpu::BarrierOp::create(b, loc);
 }
 
@@ -161,34 +169,106 @@ SmallVector<Value> BlockMma::zeroAccumulators() {
   return SmallVector<Value>(mSubtiles() * nSubtiles(), zero);
 }
 
-void BlockMma::multiply(SmallVector<Value> &acc) {
+void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
-    SmallVector<Value> fragmentsB;
-    for (int64_t ns = 0; ns < nSubtiles(); ++ns)
-      fragmentsB.push_back(fragmentB(ns, k16));
+    SmallVector<Value> fragments;
+    for (int64_t ns = 0; ns < nSubtiles(); ns += 2) {
+      auto [first, second] = fragmentsB(stage, ns, k16);
+      fragments.push_back(first);
+      if (second)
+        fragments.push_back(second);
+    }
     for (int64_t ms = 0; ms < mSubtiles(); ++ms) {
-      Value a = fragmentA(ms, k16);
+      Value a = fragmentA(stage, ms, k16);
       for (int64_t ns = 0; ns < nSubtiles(); ++ns) {
         Value &c = acc[ms * nSubtiles() + ns];
-        c = buildMma(b, loc, a, fragmentsB[ns], c);
+        c = buildMma(b, loc, a, fragments[ns], c);
       }
     }
   }
 }
 
-SmallVector<Value>
-BlockMma::accumulateChunks(Value numChunks,
-                           function_ref<void(Value)> fillChunk) {
-  auto chunks = scf::ForOp::create(b, loc, k.index(0), numChunks, k.index(1),
+SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
+                                              const ChunkFill &fill) {
+  Value zero = k.index(0), one = k.index(1);
+  // Chunk 0 into stage 0.
+  fill.issue(zero, zero);
+  if (fill.load)
+    fill.store(zero, fill.load(zero));
+  commitCopies();
+
+  auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one,
                                    zeroAccumulators());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(chunks.getBody());
-  fillChunk(k.mul(chunks.getInductionVar(), k.index(shape.k)));
-  waitForCopies();
-  SmallVector<Value> acc(chunks.getRegionIterArgs().begin(),
-                         chunks.getRegionIterArgs().end());
-  multiply(acc);
-  // The next chunk overwrites the shared tiles.
+  Value chunk = chunks.getInductionVar();
+  Value stage = k.rem(chunk, stages);
+  SmallVector<Value> acc(chunks.getRegionIterArgs());
+  if (stages == 1) {
+    waitForCopies(0);
+    multiply(acc, stage);
+    // The next chunk overwrites the shared tiles.
+    gpu::BarrierOp::create(b, loc);
+    Value nextChunk = k.add(chunk, one);
+    auto ifNext = scf::IfOp::create(b, loc, k.ult(nextChunk, numChunks), false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+      Value k0 = k.mul(nextChunk, k.index(shape.k));
+      fill.issue(stage, k0);
+      if (fill.load)
+        fill.store(stage, fill.load(k0));
+    }
+    commitCopies();
+    scf::YieldOp::create(b, loc, acc);
+    return SmallVector<Value>(chunks.getResults());
+  }
+
+  // Two stages: start chunk c + 1 into the other stage, then wait for chunk
+  // c (all groups but the newest) and multiply it.
+  Value nextChunk = k.add(chunk, one);
+  Value nextStage = k.rem(nextChunk, stages);
+  Value hasNext = k.ult(nextChunk, numChunks);
+  Value k0 = k.mul(nextChunk, k.index(shape.k));
+  auto ifNext = scf::IfOp::create(b, loc, hasNext, false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
+    fill.issue(nextStage, k0);
+  }
+  // Every thread commits a group each round, empty or not, so that "all
+  // but the newest" always means chunk c.
+  commitCopies();
+  SmallVector<Value> staged;
+  if (fill.load) {
+    SmallVector<Type> types;
+    auto ifLoad = scf::IfOp::create(
+        b, loc, hasNext,
+        [&](OpBuilder &, Location) {
+          SmallVector<Value> values = fill.load(k0);
+          for (Value value : values)
+            types.push_back(value.getType());
+          scf::YieldOp::create(b, loc, values);
+        },
+        [&](OpBuilder &, Location) {
+          // Past the last chunk nothing is stored; zeros stand in.
+          SmallVector<Value> zeros;
+          for (Type type : types)
+            zeros.push_back(
+                arith::ConstantOp::create(b, loc, b.getZeroAttr(type)));
+          scf::YieldOp::create(b, loc, zeros);
+        });
+    staged = SmallVector<Value>(ifLoad.getResults());
+  }
+  waitForCopies(1);
+  multiply(acc, stage);
+  if (fill.load) {
+    auto ifStore = scf::IfOp::create(b, loc, hasNext, false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifStore.thenBlock()->getTerminator());
+    fill.store(nextStage, staged);
+  }
+  // The next round's copies go into the stage just multiplied.
   gpu::BarrierOp::create(b, loc);
   scf::YieldOp::create(b, loc, acc);
   return SmallVector<Value>(chunks.getResults());
@@ -209,36 +289,39 @@ void BlockMma::forEachAccumulator(
         }
 }
 
-Value BlockMma::fragmentA(int64_t ms, int64_t k16) {
-  SmallVector<Value> elements;
-  for (int64_t reg = 0; reg < 4; ++reg)
-    for (int64_t half = 0; half < 2; ++half) {
-      Value row = k.add(group, k.index(ms * 16 + (reg % 2) * 8));
-      Value column = k.add(k.mul(inGroup, k.index(2)),
-                           k.index(k16 * 16 + (reg / 2) * 8 + half));
-      elements.push_back(
-          memref::LoadOp::create(b, loc, sA, ValueRange{row, column}));
-    }
-  Value flat = vector::FromElementsOp::create(
-      b, loc, VectorType::get({8}, shape.inputType), elements);
-  return vector::ShapeCastOp::create(
-      b, loc, VectorType::get({4, 2}, shape.inputType), flat);
+Value BlockMma::fragmentA(Value stage, int64_t ms, int64_t k16) {
+  // Lanes 0-15 address rows 0-15 at k 0, lanes 16-31 the same rows at k 8:
+  // the four 8x8 matrices come back as the registers a0..a3.
+  Value row = k.add(k.rem(lane, 16), k.index(ms * 16));
+  Value column = k.add(k.mul(k.div(lane, 16), k.index(8)), k.index(k16 * 16));
+  return nvgpu::LdMatrixOp::create(
+      b, loc, VectorType::get({4, 2}, shape.inputType), sA,
+      sharedIndices(sA, stage, row, column), b.getBoolAttr(false),
+      b.getI32IntegerAttr(4));
 }
 
-Value BlockMma::fragmentB(int64_t ns, int64_t k16) {
-  SmallVector<Value> elements;
-  for (int64_t reg = 0; reg < 2; ++reg)
-    for (int64_t half = 0; half < 2; ++half) {
-      Value row = k.add(k.mul(inGroup, k.index(2)),
-                        k.index(k16 * 16 + reg * 8 + half));
-      Value column = k.add(warpColumn, k.add(group, k.index(ns * 8)));
-      elements.push_back(
-          memref::LoadOp::create(b, loc, sB, ValueRange{row, column}));
-    }
-  Value flat = vector::FromElementsOp::create(
-      b, loc, VectorType::get({4}, shape.inputType), elements);
-  return vector::ShapeCastOp::create(
-      b, loc, VectorType::get({2, 2}, shape.inputType), flat);
+std::pair<Value, Value> BlockMma::fragmentsB(Value stage, int64_t ns,
+                                             int64_t k16) {
+  // B is k-major in shared memory; transposed 8x8 loads give the column
+  // fragments. Lanes 0-15 address k rows 0-15 of piece ns, lanes 16-31 those
+  // of piece ns + 1, when there is one.
+  bool pair = ns + 1 < nSubtiles();
+  Value row = k.add(k.rem(lane, 16), k.index(k16 * 16));
+  Value column = k.add(warpColumn, k.index(ns * 8));
+  if (pair)
+    column = k.add(column, k.mul(k.div(lane, 16), k.index(8)));
+  Value loaded = nvgpu::LdMatrixOp::create(
+      b, loc, VectorType::get({pair ? 4 : 2, 2}, shape.inputType), sB,
+      sharedIndices(sB, stage, row, column), b.getBoolAttr(true),
+      b.getI32IntegerAttr(pair ? 4 : 2));
+  if (!pair)
+    return {loaded, Value()};
+  auto half = [&](int64_t first) {
+    return vector::ExtractStridedSliceOp::create(
+        b, loc, loaded, ArrayRef<int64_t>{first, 0},
+        ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
+  };
+  return {half(0), half(2)};
 }
 
 std::pair<Value, Value> mlir::pit::gatheredCoordinate(KernelBuilder &k,

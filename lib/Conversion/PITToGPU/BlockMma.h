@@ -12,6 +12,8 @@
 #ifndef PIT_LIB_CONVERSION_PITTOGPU_BLOCKMMA_H
 #define PIT_LIB_CONVERSION_PITTOGPU_BLOCKMMA_H
 
+#include "KernelBuilder.h"
+
 #include "PIT/Dialect/PIT/IR/PITOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -23,19 +25,6 @@ constexpr int64_t kMmaWarps = 4, kMmaLanes = 32,
                   kMmaThreads = kMmaWarps * kMmaLanes;
 /// Elements of a 16-byte copy of f16/bf16.
 constexpr int64_t kVector = 8;
-
-/// Index arithmetic at one insertion point.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
-
-  Value index(int64_t value);
-  Value add(Value x, Value y);
-  Value mul(Value x, Value y);
-  Value div(Value x, int64_t y);
-  Value rem(Value x, int64_t y);
-  Value ult(Value x, Value y);
-};
 
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
 /// B (k x n), A and B of `inputType` (f16 or bf16).
@@ -50,44 +39,80 @@ struct MmaTileShape {
   }
 };
 
-/// A launch of `numBlocks` blocks of 4 warps, with the shared tiles sA
-/// (m x k) and sB (k x n), and the builders of the kernel's phases. Fragment
-/// layouts of m16n8k16: lane = 4 * group + inGroup; A holds rows group and
-/// group + 8, columns 2 * inGroup (+1) and + 8; B holds k rows 2 * inGroup
-/// (+1) and + 8 of column group; the accumulator rows group (+8), columns
-/// 2 * inGroup (+1). Warp w owns the columns [w n/4, (w+1) n/4).
+/// A launch of `numBlocks` blocks of 4 warps, with `stages` copies of the
+/// shared tiles sA (m x k) and sB (k x n) so that the copies of one chunk of
+/// k overlap the multiplication of the one before, and the builders of the
+/// kernel's phases.
+///
+/// The shared tiles are stored swizzled: the 16-byte pieces of a row are
+/// permuted by an XOR with the row, so that the 8 rows that one ldmatrix
+/// phase reads fall into different banks. Every access goes through
+/// `sharedIndices`, which applies the permutation.
+///
+/// Fragments come from ldmatrix (x4 for A, x4 transposed for two n8 pieces
+/// of B) in the layouts mma.sync m16n8k16 takes: lane = 4 * group + inGroup;
+/// the accumulator holds rows group (+8), columns 2 * inGroup (+1). Warp w
+/// owns the columns [w n/4, (w+1) n/4).
 class BlockMma {
 public:
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-           int64_t numBlocks);
+           int64_t numBlocks, int64_t stages = 1);
 
-  /// A 16-byte cp.async of `src[srcIndices]` to `dst[dstIndices]`, zeros
-  /// instead when `valid` is false (no condition when it is null).
-  Value copy(Value dst, ValueRange dstIndices, Value src, ValueRange srcIndices,
-             Value valid);
+  /// The indices of element (row, column) of stage `stage` of a shared tile
+  /// (sA or sB), swizzled.
+  SmallVector<Value> sharedIndices(Value tile, Value stage, Value row,
+                                   Value column);
 
-  /// Spreads `count` 16-byte copies over the block: whole rounds first, then
-  /// a last, partial round under a guard, whose threads commit their own
-  /// copy group (a token cannot leave the guard).
-  void spreadCopies(int64_t count, function_ref<Value(Value)> copyOne);
+  /// Issues a 16-byte cp.async of `src[srcIndices]` to element (row, column)
+  /// of `stage` of the shared tile `tile`; zeros instead when `valid` is
+  /// false (no condition when it is null). Copies land once committed
+  /// (commitCopies) and waited for (waitForCopies).
+  void copy(Value tile, Value stage, Value row, Value column, Value src,
+            ValueRange srcIndices, Value valid);
 
-  /// Spreads `count` element copies through registers over the block, for
-  /// pieces narrower than 16 bytes: `copyOne(linear)` loads and stores one.
-  void spreadElementCopies(int64_t count, function_ref<void(Value)> copyOne);
+  /// Spreads `count` calls of `copyOne(linear)` over the block: whole rounds
+  /// first, then a last, partial round under a guard.
+  void spread(int64_t count, function_ref<void(Value)> copyOne);
 
-  /// Waits for this thread's copies, then for the whole block's.
-  void waitForCopies();
+  /// Whether a rows x columns tile splits into 16-byte pieces evenly over
+  /// the block, as loadPieces needs.
+  static bool splitsIntoPieces(int64_t rows, int64_t columns) {
+    return columns % kVector == 0 && rows * columns / kVector % kMmaThreads == 0;
+  }
+  /// For pieces narrower than a copy: this thread's 16-byte pieces of a
+  /// rows x columns tile, each built from `loadElement(row, column)`.
+  SmallVector<Value> loadPieces(int64_t rows, int64_t columns,
+                                function_ref<Value(Value, Value)> loadElement);
+  /// Stores the pieces of loadPieces into stage `stage` of `tile`.
+  void storePieces(Value tile, Value stage, ValueRange pieces);
+
+  /// Closes the group of the copies this thread issued since the last one.
+  void commitCopies();
+  /// Waits until at most `pending` of this thread's groups are in flight,
+  /// then for the whole block.
+  void waitForCopies(int64_t pending);
 
   SmallVector<Value> zeroAccumulators();
 
-  /// acc += the shared A tile x the shared B tile, over the whole k.
-  void multiply(SmallVector<Value> &acc);
+  /// acc += stage `stage` of the shared A tile x that of the shared B tile,
+  /// over the whole k.
+  void multiply(SmallVector<Value> &acc, Value stage);
 
-  /// Loops over `numChunks` chunks of k: `fillChunk(k0)` fills the shared
-  /// tiles with the chunk starting at compacted k0, then the warps multiply
-  /// them. Returns the accumulators.
-  SmallVector<Value> accumulateChunks(Value numChunks,
-                                      function_ref<void(Value)> fillChunk);
+  /// How the chunks of k reach shared memory: `issue(stage, k0)` issues the
+  /// asynchronous copies of the chunk that starts at compacted k0; pieces
+  /// narrower than a copy go through registers, loaded by `load(k0)` before
+  /// the previous chunk is multiplied and stored by `store(stage, values)`
+  /// after.
+  struct ChunkFill {
+    function_ref<void(Value, Value)> issue;
+    function_ref<SmallVector<Value>(Value)> load = nullptr;
+    function_ref<void(Value, ValueRange)> store = nullptr;
+  };
+
+  /// Loops over `numChunks` chunks of k, multiplying each as it arrives;
+  /// with two stages, chunk c + 1 is on its way while chunk c is multiplied.
+  /// Returns the accumulators.
+  SmallVector<Value> accumulateChunks(Value numChunks, const ChunkFill &fill);
 
   /// Calls `write(row, column, value)` for every accumulator element of this
   /// thread, with its row and column in the block's output tile.
@@ -100,15 +125,16 @@ public:
 private:
   int64_t mSubtiles() const { return shape.m / 16; }
   int64_t nSubtiles() const { return shape.n / (8 * kMmaWarps); }
-  Value fragmentA(int64_t ms, int64_t k16);
-  Value fragmentB(int64_t ns, int64_t k16);
+  Value fragmentA(Value stage, int64_t ms, int64_t k16);
+  /// The B fragments of n8 pieces `ns` and `ns + 1`.
+  std::pair<Value, Value> fragmentsB(Value stage, int64_t ns, int64_t k16);
 
   OpBuilder &b;
   Location loc;
   KernelBuilder k;
   MmaTileShape shape;
-  Value group, inGroup, warpColumn;
-  SmallVector<Value> tokens;
+  int64_t stages;
+  Value lane, group, inGroup, warpColumn;
 };
 
 /// Where compacted coordinate `c` of `segment` lives along the gathered

@@ -28,6 +28,9 @@ using namespace mlir::pit;
 
 namespace {
 
+/// The columns of C a block computes, where the STile's tiles allow.
+constexpr int64_t kBlockColumns = 128;
+
 /// What the matmul tile reads and writes, found in the STile body.
 struct MatmulTile {
   /// Whether a batch loop leads every operand (batch_matmul).
@@ -104,9 +107,18 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
   tile.shape = {shape[lead], shape[lead + 1], shape[lead + 2], inputType};
+  // A block covers several of the STile's tiles along n, where n allows:
+  // each gathered chunk of A is then reused over more of B.
+  int64_t n = op.getDomain()[lead + 1];
+  if (n % kBlockColumns == 0 && kBlockColumns % tile.shape.n == 0)
+    tile.shape.n = kBlockColumns;
   tile.microK = microK;
   tile.microM = microM;
+  // A's gathered pieces narrower than a copy go through registers, in
+  // 16-byte pieces spread evenly over the block.
+  bool narrowA = !alongM && microK % kVector != 0;
   if (!tile.shape.isWhole() ||
+      (narrowA && !BlockMma::splitsIntoPieces(tile.shape.m, tile.shape.k)) ||
       !cast<MemRefType>(tile.a.getType()).hasStaticShape() ||
       !cast<MemRefType>(tile.b.getType()).hasStaticShape())
     return failure();
@@ -123,7 +135,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
   int64_t m = op.getDomain()[lead], n = op.getDomain()[lead + 1];
   int64_t capacity = op.getDomain()[lead + 2] / t.microK;
   int64_t nTiles = n / s.n;
-  BlockMma mma(b, loc, s, op.getNumSegments() * nTiles);
+  BlockMma mma(b, loc, s, op.getNumSegments() * nTiles, /*stages=*/2);
 
   Value segment = k.div(mma.blockId, nTiles);
   // Segments are numbered (batch, row block), row-major, as pit.detect does.
@@ -142,39 +154,46 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
                               capacity);
   };
 
-  SmallVector<Value> acc = mma.accumulateChunks(numChunks, [&](Value k0) {
-    // B: rows of the chunk (whole rows of B, contiguous along n).
-    mma.spreadCopies(s.k * s.n / kVector, [&](Value v) {
+  // B: rows of the chunk (whole rows of B, contiguous along n).
+  auto issue = [&](Value stage, Value k0) {
+    mma.spread(s.k * s.n / kVector, [&](Value v) {
       Value row = k.div(v, s.n / kVector);
       Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
       auto [source, valid] = gathered(k.add(k0, row));
-      return mma.copy(mma.sB, {row, column}, t.b, at(source, k.add(n0, column)),
-                      valid);
+      mma.copy(mma.sB, stage, row, column, t.b, at(source, k.add(n0, column)),
+               valid);
     });
-    // A: 16-byte copies when a micro-tile row holds whole vectors; else
-    // element by element through registers (a copy would straddle two
-    // gathered micro-tiles).
-    if (t.microK % kVector == 0) {
-      mma.spreadCopies(s.m * s.k / kVector, [&](Value v) {
-        Value row = k.div(v, s.k / kVector);
-        Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
-        auto [source, valid] = gathered(k.add(k0, column));
-        return mma.copy(mma.sA, {row, column}, t.a,
-                        at(k.add(m0, row), source), valid);
-      });
+    // A: 16-byte copies when a micro-tile row holds whole vectors.
+    if (t.microK % kVector != 0)
       return;
-    }
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(s.inputType));
-    mma.spreadElementCopies(s.m * s.k, [&](Value linear) {
-      Value row = k.div(linear, s.k);
-      Value column = k.rem(linear, s.k);
+    mma.spread(s.m * s.k / kVector, [&](Value v) {
+      Value row = k.div(v, s.k / kVector);
+      Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
+      auto [source, valid] = gathered(k.add(k0, column));
+      mma.copy(mma.sA, stage, row, column, t.a, at(k.add(m0, row), source),
+               valid);
+    });
+  };
+  // Else A element by element through registers (a copy would straddle
+  // gathered micro-tiles), loaded before the chunk ahead is multiplied.
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(s.inputType));
+  auto load = [&](Value k0) {
+    return mma.loadPieces(s.m, s.k, [&](Value row, Value column) {
       auto [source, valid] = gathered(k.add(k0, column));
       Value value =
           memref::LoadOp::create(b, loc, t.a, at(k.add(m0, row), source));
-      value = arith::SelectOp::create(b, loc, valid, value, zero);
-      memref::StoreOp::create(b, loc, value, mma.sA, ValueRange{row, column});
+      return arith::SelectOp::create(b, loc, valid, value, zero).getResult();
     });
-  });
+  };
+  auto store = [&](Value stage, ValueRange pieces) {
+    mma.storePieces(mma.sA, stage, pieces);
+  };
+  BlockMma::ChunkFill fill{issue};
+  if (t.microK % kVector != 0) {
+    fill.load = load;
+    fill.store = store;
+  }
+  SmallVector<Value> acc = mma.accumulateChunks(numChunks, fill);
 
   // SWrite: the block owns its output tile; add it into C.
   mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
@@ -215,22 +234,24 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
   b.setInsertionPoint(ifLive.thenBlock()->getTerminator());
 
-  mma.spreadCopies(s.m * s.k / kVector, [&](Value v) {
+  Value stage = k.index(0);
+  mma.spread(s.m * s.k / kVector, [&](Value v) {
     Value row = k.div(v, s.k / kVector);
     Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
     auto [source, valid] = gathered(row);
-    return mma.copy(mma.sA, {row, column}, t.a, {source, k.add(k0, column)},
-                    valid);
+    mma.copy(mma.sA, stage, row, column, t.a, {source, k.add(k0, column)},
+             valid);
   });
-  mma.spreadCopies(s.k * s.n / kVector, [&](Value v) {
+  mma.spread(s.k * s.n / kVector, [&](Value v) {
     Value row = k.div(v, s.n / kVector);
     Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
-    return mma.copy(mma.sB, {row, column}, t.b,
-                    {k.add(k0, row), k.add(n0, column)}, Value());
+    mma.copy(mma.sB, stage, row, column, t.b,
+             {k.add(k0, row), k.add(n0, column)}, Value());
   });
-  mma.waitForCopies();
+  mma.commitCopies();
+  mma.waitForCopies(0);
   SmallVector<Value> acc = mma.zeroAccumulators();
-  mma.multiply(acc);
+  mma.multiply(acc, stage);
 
   // SWrite: scatter the rows back; padding rows are not written.
   mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {

@@ -1,6 +1,7 @@
 //===- PITToGPU.cpp - Lower pit ops to gpu kernels ------------------------===//
 
 #include "TensorCoreSTiles.h"
+#include "VectorDetection.h"
 
 #include "PIT/Conversion/Detection.h"
 #include "PIT/Conversion/Passes.h"
@@ -194,8 +195,13 @@ LogicalResult lowerDetect(RewriterBase &rewriter, DetectOp op,
         });
   }
 
-  // One thread per micro-tile: scan it, and if it holds a non-zero, claim a
-  // slot in its segment. Slots come in whatever order the atomics land.
+  // 16-byte loads where the shapes allow; otherwise one thread per
+  // micro-tile scans it, and if it holds a non-zero, claims a slot in its
+  // segment. Slots come in whatever order the atomics land.
+  if (succeeded(buildVectorizedDetection(b, loc, op, blockSize))) {
+    rewriter.eraseOp(op);
+    return success();
+  }
   gpu::LaunchOp launch =
       createLaunch(b, loc, ceilDiv(numTiles, blockSize), blockSize);
   SmallVector<Value> gridExtents;

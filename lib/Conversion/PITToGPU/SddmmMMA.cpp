@@ -75,6 +75,10 @@ bool isScaledProductSum(Block &body) {
   return inputs == SmallVector<unsigned>{0, 1, 2};
 }
 
+/// Whether B's gathered pieces are narrower than a copy, so that they go
+/// through registers.
+bool narrowB(const SddmmTile &t) { return !t.alongM && t.micro % kVector != 0; }
+
 /// Recognises the body pit-sparsify writes for an SDDMM whose sparse mask is
 /// gathered along m or n.
 FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
@@ -142,7 +146,9 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
   tile.shape = {shape[0], shape[1], shape[2], inputType};
-  if (!tile.shape.isWhole())
+  if (!tile.shape.isWhole() ||
+      (narrowB(tile) &&
+       !BlockMma::splitsIntoPieces(tile.shape.k, tile.shape.n)))
     return failure();
   return tile;
 }
@@ -159,7 +165,9 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   int64_t gatheredTile = t.alongM ? s.m : s.n;
   int64_t capacity = gatheredExtent / t.micro;
   int64_t gatheredTiles = llvm::divideCeil(gatheredExtent, gatheredTile);
-  BlockMma mma(b, loc, s, op.getNumSegments() * gatheredTiles);
+  int64_t numChunks = domain[2] / s.k;
+  BlockMma mma(b, loc, s, op.getNumSegments() * gatheredTiles,
+               /*stages=*/numChunks > 1 ? 2 : 1);
 
   Value segment = k.div(mma.blockId, gatheredTiles);
   Value gathered0 =
@@ -176,46 +184,53 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
   b.setInsertionPoint(ifLive.thenBlock()->getTerminator());
 
-  Value numChunks = k.index(domain[2] / s.k);
-  SmallVector<Value> acc = mma.accumulateChunks(numChunks, [&](Value k0) {
+  auto issue = [&](Value stage, Value k0) {
     // A: rows contiguous along k, gathered along m.
-    mma.spreadCopies(s.m * s.k / kVector, [&](Value v) {
+    mma.spread(s.m * s.k / kVector, [&](Value v) {
       Value row = k.div(v, s.k / kVector);
       Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
       Value source = k.add(k0, column);
       if (!t.alongM)
-        return mma.copy(mma.sA, {row, column}, t.a,
+        return mma.copy(mma.sA, stage, row, column, t.a,
                         {k.add(dense0, row), source}, Value());
       auto [sourceRow, valid] = gathered(row);
-      return mma.copy(mma.sA, {row, column}, t.a, {sourceRow, source}, valid);
+      mma.copy(mma.sA, stage, row, column, t.a, {sourceRow, source}, valid);
     });
-    // B: rows contiguous along n; along n, 16-byte copies only when a
-    // micro-tile row holds whole vectors, else element by element.
-    if (t.alongM || t.micro % kVector == 0) {
-      mma.spreadCopies(s.k * s.n / kVector, [&](Value v) {
-        Value row = k.div(v, s.n / kVector);
-        Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
-        Value sourceRow = k.add(k0, row);
-        if (t.alongM)
-          return mma.copy(mma.sB, {row, column}, t.b,
-                          {sourceRow, k.add(dense0, column)}, Value());
-        auto [sourceColumn, valid] = gathered(column);
-        return mma.copy(mma.sB, {row, column}, t.b, {sourceRow, sourceColumn},
-                        valid);
-      });
+    // B: rows contiguous along n; gathered along n, 16-byte copies only when
+    // a micro-tile row holds whole vectors.
+    if (!t.alongM && t.micro % kVector != 0)
       return;
-    }
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(s.inputType));
-    mma.spreadElementCopies(s.k * s.n, [&](Value linear) {
-      Value row = k.div(linear, s.n);
-      Value column = k.rem(linear, s.n);
+    mma.spread(s.k * s.n / kVector, [&](Value v) {
+      Value row = k.div(v, s.n / kVector);
+      Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+      Value sourceRow = k.add(k0, row);
+      if (t.alongM)
+        return mma.copy(mma.sB, stage, row, column, t.b,
+                        {sourceRow, k.add(dense0, column)}, Value());
+      auto [sourceColumn, valid] = gathered(column);
+      mma.copy(mma.sB, stage, row, column, t.b, {sourceRow, sourceColumn},
+               valid);
+    });
+  };
+  // Else B's gathered columns element by element, through registers.
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(s.inputType));
+  auto load = [&](Value k0) {
+    return mma.loadPieces(s.k, s.n, [&](Value row, Value column) {
       auto [sourceColumn, valid] = gathered(column);
       Value value = memref::LoadOp::create(
           b, loc, t.b, ValueRange{k.add(k0, row), sourceColumn});
-      value = arith::SelectOp::create(b, loc, valid, value, zero);
-      memref::StoreOp::create(b, loc, value, mma.sB, ValueRange{row, column});
+      return arith::SelectOp::create(b, loc, valid, value, zero).getResult();
     });
-  });
+  };
+  auto store = [&](Value stage, ValueRange pieces) {
+    mma.storePieces(mma.sB, stage, pieces);
+  };
+  BlockMma::ChunkFill fill{issue};
+  if (narrowB(t)) {
+    fill.load = load;
+    fill.store = store;
+  }
+  SmallVector<Value> acc = mma.accumulateChunks(k.index(numChunks), fill);
 
   // SWrite: scale by the mask and add into the block's scattered elements;
   // padding is not written.

@@ -7,15 +7,20 @@
 // The index lives on the device.
 // CHECK: %[[COUNTS:.+]] = gpu.alloc () : memref<4xi32>
 // CHECK: %[[POS:.+]] = gpu.alloc () : memref<4x256xi32>
-// Detection: clear the counts, then a thread per micro-tile claims slots
-// with an atomic add (4 x 256 micro-tiles: 8 blocks of 128 threads).
+// Detection: clear the counts, then a thread per column of 16-byte vectors
+// of a band of 32 rows (4 bands x 64 vectors: 2 blocks of 128 threads) ORs
+// its 32 vectors, and claims the slots of its 4 micro-tiles (one per lane)
+// with one atomic add, then fills them in turn.
 // CHECK: gpu.launch
 // CHECK:   memref.store %{{.+}}, %[[COUNTS]]
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
-// CHECK:   arith.cmpf une
-// CHECK:   %[[SLOT:.+]] = memref.atomic_rmw addi %{{.+}}, %[[COUNTS]]
-// CHECK:   %[[SLOT_INDEX:.+]] = arith.index_cast %[[SLOT]]
-// CHECK:   memref.store %{{.+}}, %[[POS]][%{{.+}}, %[[SLOT_INDEX]]]
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK-COUNT-32: vector.load %{{.+}} {alignment = 16 : i64} : memref<128x256xf32>, vector<4xf32>
+// CHECK:   vector.extract
+// CHECK:   scf.if
+// CHECK:     %[[SLOT:.+]] = memref.atomic_rmw addi %{{.+}}, %[[COUNTS]]
+// CHECK:     %[[SLOT_INDEX:.+]] = arith.index_cast %[[SLOT]]
+// CHECK:     scf.if
+// CHECK:       memref.store %{{.+}}, %[[POS]][%{{.+}}, %[[SLOT_INDEX]]]
 // The STile: a block per tile, the tiles in shared memory.
 // CHECK: gpu.launch {{.+}} workgroup(%[[TA:.+]] : memref<32x32xf32, #gpu.address_space<workgroup>>, %[[TB:.+]] : memref<32x64xf32, #gpu.address_space<workgroup>>, %[[TC:.+]] : memref<32x64xf32, #gpu.address_space<workgroup>>)
 // Blocks past their segment's count do nothing.
@@ -68,18 +73,30 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // -----
 
 // An f16 matmul tile gathered along k runs on tensor cores: one block per
-// 32x64 output tile loops over the compacted k, gathers B's rows with
-// 16-byte cp.async copies (A's 32x1 micro-tiles are single elements, so A
-// goes through registers), and accumulates with mma.sync in registers.
+// 32x128 output tile (4 of the STile's 32x32 tiles along n) loops over the
+// compacted k in chunks of 32, two stages deep: B's gathered rows come with
+// 16-byte cp.async copies into swizzled shared memory; A's 32x1 micro-tiles
+// are single elements, so A comes through registers in 16-byte pieces,
+// loaded before the chunk ahead is multiplied and stored after.
 // CHECK-LABEL: func @matmul_f16
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%[[SA:.+]] : memref<32x32xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<32x64xf16, #gpu.address_space<workgroup>>)
-// CHECK:   %[[CHUNKS:.+]]:4 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
-// CHECK:     nvgpu.device_async_copy %{{.+}}, %[[SB]][%{{.+}}, %{{.+}}], 8, %{{.+}} : memref<256x512xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
-// CHECK:     memref.store %{{.+}}, %[[SA]]
-// CHECK:     nvgpu.device_async_create_group
-// CHECK:     nvgpu.device_async_wait %{{.+}} {numGroups = 0 : i32}
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c32{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%[[SA:.+]] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<2x32x128xf16, #gpu.address_space<workgroup>>)
+// Chunk 0 into stage 0.
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %[[SB]][%c0, %{{.+}}, %{{.+}}], 8, %{{.+}} : memref<256x512xf16> to memref<2x32x128xf16, #gpu.address_space<workgroup>>
+// CHECK:   vector.store %{{.+}}, %[[SA]][%c0, %{{.+}}, %{{.+}}] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:   nvvm.cp.async.commit.group
+// CHECK:   %[[CHUNKS:.+]]:8 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// The next chunk's copies, then this chunk: wait for all groups but the newest.
+// CHECK:     scf.if
+// CHECK:       nvgpu.device_async_copy
+// CHECK:     nvvm.cp.async.commit.group
+// CHECK:     scf.if {{.+}} -> (vector<8xf16>)
+// CHECK:     nvvm.cp.async.wait.group 1
 // CHECK:     gpu.barrier
-// CHECK-COUNT-8: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:     nvgpu.ldmatrix %[[SB]][{{.+}}] {numTiles = 4 : i32, transpose = true}
+// CHECK:     nvgpu.ldmatrix %[[SA]][{{.+}}] {numTiles = 4 : i32, transpose = false}
+// CHECK-COUNT-4: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:     scf.if
+// CHECK:       vector.store %{{.+}}, %[[SA]]
 // CHECK:     gpu.barrier
 // No atomics: the block owns its output tile.
 // CHECK-NOT: atomic_rmw
@@ -97,14 +114,13 @@ func.func @matmul_f16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memr
 // -----
 
 // 16x16 micro-tiles: A's gathered rows are 16 elements, so A's 16x32 chunk
-// comes in 64 cp.async copies, a partial round of the 128 threads, which
-// commit their copy under the guard.
+// comes in 64 cp.async copies, a partial round of the 128 threads.
 // CHECK-LABEL: func @matmul_f16_16x16
-// CHECK: nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x512xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x512xf16> to memref<2x32x128xf16, #gpu.address_space<workgroup>>
 // CHECK: scf.if
-// CHECK:   %[[TOKEN:.+]] = nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<16x32xf16, #gpu.address_space<workgroup>>
-// CHECK:   nvgpu.device_async_create_group %[[TOKEN]]
-// CHECK: nvgpu.device_async_wait
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<2x16x32xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 1
 // CHECK: nvgpu.mma.sync
 // THREADS-LABEL: func @matmul_f16_16x16
 // NO-TC-LABEL: func @matmul_f16_16x16
@@ -117,10 +133,10 @@ func.func @matmul_f16_16x16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c
 // -----
 
 // Batch matmul with per-batch patterns: segments are (batch, row block), and
-// the tile runs on tensor cores as well.
+// the tile runs on tensor cores as well (n = 64: one block column tile).
 // CHECK-LABEL: func @batch_matmul_f16
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads
-// CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}], %{{.+}}, 8, %{{.+}} : memref<2x128x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}], %{{.+}}, 8, %{{.+}} : memref<2x128x64xf16> to memref<2x32x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.mma.sync
 // CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] : memref<2x128x64xf32>
 // THREADS-LABEL: func @batch_matmul_f16
@@ -134,13 +150,15 @@ func.func @batch_matmul_f16(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>,
 // -----
 
 // Rows of A gathered along m (1x64 micro-tiles): a block per tile of 32
-// gathered rows, k segment and n tile; cp.async for A's rows and B's dense
-// chunk, mma.sync, and the rows scattered back into C with atomic adds.
+// gathered rows, k segment and 128 columns; cp.async for A's rows and B's
+// dense chunk, mma.sync, and the rows scattered back into C with atomic
+// adds.
 // CHECK-LABEL: func @matmul_f16_rows
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c32{{.*}}, {{.+}}) threads
 // CHECK: scf.if
-// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
-// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x128xf16> to memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<1x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x128xf16> to memref<1x64x128xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvvm.cp.async.wait.group 0
 // CHECK:   nvgpu.mma.sync
 // CHECK:   scf.if
 // CHECK:     memref.atomic_rmw addf %{{.+}}, %{{.+}} : (f32, memref<256x128xf32>) -> f32
@@ -156,17 +174,16 @@ func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c:
 // -----
 
 // SDDMM with 32x1 mask micro-tiles: B's columns are gathered with the mask's,
-// one column at a time (narrower than a 16-byte copy, so through registers);
-// A's 32 dense rows come with cp.async. mma.sync over the whole of k, then
-// the epilogue scales each sum by its mask element and adds it into C: the
-// block owns its gathered columns, so no atomics.
+// one column at a time (narrower than a 16-byte copy, so through registers,
+// in 16-byte pieces); A's 32 dense rows come with cp.async. mma.sync over
+// the whole of k, then the epilogue scales each sum by its mask element and
+// adds it into C: the block owns its gathered columns, so no atomics.
 // CHECK-LABEL: func @sddmm_columns
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%{{.+}} : memref<32x64xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<64x32xf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<1x64x32xf16, #gpu.address_space<workgroup>>)
 // CHECK:   scf.if
-// CHECK:     nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
-// CHECK:     scf.for
-// CHECK:       memref.store %{{.+}}, %[[SB]]
-// CHECK:     nvgpu.device_async_wait
+// CHECK:     nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<1x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:     vector.store %{{.+}}, %[[SB]]
+// CHECK:     nvvm.cp.async.wait.group 0
 // CHECK:     nvgpu.mma.sync
 // CHECK:     scf.if
 // CHECK:       %[[W:.+]] = memref.load %{{.+}} : memref<256x256xf16>
@@ -205,9 +222,9 @@ func.func @sddmm_columns(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: 
 // (16-byte copies, zero-filled past the count), B's 64 columns are dense.
 // The product may be written in any order.
 // CHECK-LABEL: func @sddmm_rows
-// CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<64x64xf16, #gpu.address_space<workgroup>>)
-// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
-// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<64x256xf16> to memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x64xf16, #gpu.address_space<workgroup>>)
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<1x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<64x256xf16> to memref<1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvgpu.mma.sync
 // CHECK-NOT: atomic_rmw addf
 // CHECK: return

@@ -1,0 +1,50 @@
+"""The benchmark's cases (issue 5): one .mlir per compiled PIT kernel, written
+from the templates the GPU check uses, so that both compile the same
+programs. Shared by the compile step (here) and the run step (on the GPU
+machine)."""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "test" / "GPU"))
+import kernels  # noqa: E402
+
+SIZE = 4096
+SPARSITIES = [0.5, 0.9, 0.95, 0.99]
+# Micro-tiles of A, with the loop PIT gathers along (2 = k, 0 = m) and the
+# block size Triton's BSR kernels get (they need blocks of at least 16).
+MATMUL_GRANULARITIES = [
+    ("32x1", 2, (32, 16)),
+    ("1x64", 0, (16, 64)),
+    ("16x16", 2, (16, 16)),
+    ("32x64", 2, (32, 64)),
+]
+SDDMM_GRANULARITIES = [("32x1", -1), ("1x64", -1)]
+SDDMM_KS = [64, 128]
+
+
+def matmul_cases():
+    """(name, dtype, micro, pit_loop, bsr_block) for every matmul case."""
+    out = []
+    for dtype in ["f16", "bf16"]:
+        for micro, loop, block in MATMUL_GRANULARITIES:
+            out.append((f"matmul_{dtype}_{micro}", dtype, micro, loop, block))
+    return out
+
+
+def sddmm_cases():
+    """(name, k, micro, pit_loop) for every SDDMM case."""
+    return [(f"sddmm_k{k}_{micro}", k, micro, loop)
+            for k in SDDMM_KS for micro, loop in SDDMM_GRANULARITIES]
+
+
+def sources():
+    """(name, mlir text, pit_loop) of every kernel to compile."""
+    out = []
+    for name, dtype, micro, loop, _ in matmul_cases():
+        out.append((name, kernels.MATMUL.format(
+            m=SIZE, n=SIZE, k=SIZE, t=dtype, mt=micro), loop))
+    for name, k, micro, loop in sddmm_cases():
+        out.append((name, kernels.SDDMM.format(
+            m=SIZE, n=SIZE, k=k, t="f16", mt=micro), loop))
+    return out

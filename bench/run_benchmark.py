@@ -1,0 +1,226 @@
+"""Run step of the benchmark, on the GPU machine: times every compiled PIT
+kernel of cases.py against its peers in the same run, and writes a table.
+
+    python3 bench/run_benchmark.py KERNEL_DIR OUT_DIR [--reps N] [--quick]
+
+Every time is the median over --reps calls, measured with CUDA events on
+torch's stream (PIT runs on it through pitCudaSetStream). Each call gets a
+different sparsity pattern: the inputs rotate among PATTERNS fresh random
+tensors, so no call sees the pattern of the call before. Each peer's time
+counts its conversion from the dense masked tensor, because the pattern is
+dynamic; PIT's counts detection and compute. Before timing, every PIT case
+is checked against torch in float64.
+"""
+
+import argparse
+import ctypes
+import json
+import pathlib
+import statistics
+import sys
+
+import torch
+
+import cases
+from compiled_library import Kernel as PITKernel, sparsify
+
+PATTERNS = 6
+TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
+TOLERANCE = 1e-4
+
+
+def median_ms(fn, inputs, reps):
+    """Median time of fn(inputs[i]) over `reps` calls, rotating the inputs."""
+    for i in range(3):
+        fn(inputs[i % len(inputs)])
+    torch.cuda.synchronize()
+    events = [(torch.cuda.Event(enable_timing=True),
+               torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for r, (start, end) in enumerate(events):
+        x = inputs[r % len(inputs)]
+        start.record()
+        fn(x)
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in events)
+
+
+def try_ms(fn, inputs, reps):
+    """median_ms, or the peer's error in a few words when it cannot run."""
+    try:
+        return median_ms(fn, inputs, reps)
+    except Exception as error:  # a peer that refuses a case is reported
+        return f"n/a ({type(error).__name__}: {str(error).splitlines()[0][:60]})"
+
+
+def kernel_times(fn, x, calls=5):
+    """Mean device time (ms) of each kernel fn(x) launches, in launch order,
+    from the profiler (CUPTI sees PIT's driver-API launches too). Outlined
+    kernels share one name, so they are told apart by position."""
+    fn(x)
+    torch.cuda.synchronize()
+    with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        for _ in range(calls):
+            fn(x)
+        torch.cuda.synchronize()
+    kernels = sorted((e for e in profile.events()
+                      if e.device_type == torch.autograd.DeviceType.CUDA),
+                     key=lambda e: e.time_range.start)
+    per_call = len(kernels) // calls
+    return [sum(kernels[c * per_call + i].time_range.elapsed_us()
+                for c in range(calls)) / calls / 1e3
+            for i in range(per_call)]
+
+
+def random(*shape, dtype):
+    return (torch.rand(*shape, device="cuda") * 2 - 1).to(dtype)
+
+
+def copy_bandwidth():
+    """Device-to-device copy bandwidth in bytes/ms, read + write counted."""
+    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    ms = median_ms(lambda _: dst.copy_(src), [None], 20)
+    return 2 * src.numel() / ms
+
+
+def relative_error(out, ref):
+    if not torch.isfinite(out).all():
+        return float("inf")
+    return ((out.double() - ref).norm() / ref.norm()).item()
+
+
+def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
+                 reps, bandwidth, cublas_cache):
+    dtype = TORCH_DTYPE[dtype_name]
+    n = cases.SIZE
+    micro = [int(e) for e in micro_text.split("x")]
+    b = random(n, n, dtype=dtype)
+    inputs = [sparsify(random(n, n, dtype=dtype), micro, sparsity)
+              for _ in range(PATTERNS)]
+    c = random(n, n, dtype=torch.float32)
+    kernel = PITKernel(directory / f"{name}.so")
+
+    # Correct first: C += A B against float64, on a fresh C.
+    ref = c.double() + inputs[0].double() @ b.double()
+    kernel(inputs[0], b, c)
+    torch.cuda.synchronize()
+    error = relative_error(c, ref)
+
+    row = {"case": name, "dtype": dtype_name, "micro": micro_text,
+           "sparsity": sparsity, "error": error}
+    row["pit"] = median_ms(lambda a: kernel(a, b, c), inputs, reps)
+    # Kernels in launch order: clear the counts, detect, the STile.
+    row["pit_kernels"] = kernel_times(lambda a: kernel(a, b, c), inputs[1])
+    if dtype_name not in cublas_cache:
+        cublas_cache[dtype_name] = median_ms(lambda a: torch.matmul(a, b),
+                                             inputs, reps)
+    row["cublas"] = cublas_cache[dtype_name]
+    row["cusparse"] = try_ms(lambda a: a.to_sparse_csr() @ b, inputs, reps)
+    from torch.sparse._triton_ops import bsr_dense_addmm
+    out16 = torch.zeros(n, n, dtype=dtype, device="cuda")
+    row["triton"] = try_ms(
+        lambda a: bsr_dense_addmm(out16, a.to_sparse_bsr(block), b, beta=0),
+        inputs, reps)
+    row["ideal"] = row["cublas"] * (1 - sparsity) + \
+        inputs[0].numel() * inputs[0].element_size() / bandwidth
+    row["to_sparse_bsr"] = try_ms(lambda a: a.to_sparse_bsr(block), inputs, reps)
+    return row
+
+
+def bench_sddmm(directory, name, k, micro_text, sparsity, reps):
+    n = cases.SIZE
+    micro = [int(e) for e in micro_text.split("x")]
+    a, b = random(n, k, dtype=torch.float16), random(k, n, dtype=torch.float16)
+    masks = [sparsify(random(n, n, dtype=torch.float16), micro, sparsity)
+             for _ in range(PATTERNS)]
+    c = random(n, n, dtype=torch.float32)
+    kernel = PITKernel(directory / f"{name}.so")
+    ref = c.double() + masks[0].double() * (a.double() @ b.double())
+    kernel(a, b, masks[0], c)
+    torch.cuda.synchronize()
+    row = {"case": name, "micro": micro_text, "k": k, "sparsity": sparsity,
+           "error": relative_error(c, ref)}
+    row["pit"] = median_ms(lambda m: kernel(a, b, m, c), masks, reps)
+    row["pit_kernels"] = kernel_times(lambda m: kernel(a, b, m, c), masks[1])
+    row["dense_then_mask"] = median_ms(lambda m: (a @ b) * m, masks, reps)
+    a32, b32 = a.float(), b.float()
+    row["sampled_addmm"] = try_ms(
+        lambda m: torch.sparse.sampled_addmm(m.float().to_sparse_csr(), a32, b32),
+        masks, reps)
+    return row
+
+
+def fmt(value):
+    return f"{value:8.3f}" if isinstance(value, float) else "     n/a"
+
+
+def ratio(numerator, denominator):
+    if isinstance(numerator, float) and isinstance(denominator, float):
+        return f"{numerator / denominator:6.2f}"
+    return "   n/a"
+
+
+def kernels_text(row):
+    return "/".join(f"{ms:.3f}" for ms in row["pit_kernels"])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("directory", type=pathlib.Path)
+    parser.add_argument("out", type=pathlib.Path)
+    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--only", default="", help="run cases whose name has this")
+    options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
+    runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
+                          mode=ctypes.RTLD_GLOBAL)
+    runtime.pitCudaSetStream(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    torch.manual_seed(0)
+    device = torch.cuda.get_device_name()
+    bandwidth = copy_bandwidth()
+    print(f"device: {device}, torch {torch.__version__}; "
+          f"device-to-device copy {bandwidth / 1e9:.2f} TB/s (read + write)")
+    results = {"device": device, "torch": torch.__version__,
+               "copy_bandwidth_TBps": bandwidth / 1e9, "matmul": [], "sddmm": []}
+    cublas_cache = {}
+    failed = 0
+    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'cuBLAS':>8s} "
+          f"{'cuSPARSE':>8s} {'Triton':>8s} {'ideal':>8s} {'cuBLAS/PIT':>10s} "
+          f"{'PIT/ideal':>9s} {'toBSR':>8s} PIT kernels (ms)", flush=True)
+    for name, dtype, micro, _, block in cases.matmul_cases():
+        if options.only not in name:
+            continue
+        for sparsity in cases.SPARSITIES:
+            row = bench_matmul(options.directory, name, dtype, micro, block,
+                               sparsity, options.reps, bandwidth, cublas_cache)
+            results["matmul"].append(row)
+            failed += not row["error"] < TOLERANCE
+            print(f"{name:18s} {sparsity:5.2f} {row['error']:8.1e} {fmt(row['pit'])} "
+                  f"{fmt(row['cublas'])} {fmt(row['cusparse'])} {fmt(row['triton'])} "
+                  f"{fmt(row['ideal'])} {ratio(row['cublas'], row['pit']):>10s} "
+                  f"{ratio(row['pit'], row['ideal']):>9s} {fmt(row['to_sparse_bsr'])} "
+                  f"{kernels_text(row)}",
+                  flush=True)
+    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'dense*M':>8s} "
+          f"{'sampled':>8s} {'dense*M/PIT':>11s} PIT kernels (ms)", flush=True)
+    for name, k, micro, _ in cases.sddmm_cases():
+        if options.only not in name:
+            continue
+        for sparsity in cases.SPARSITIES:
+            row = bench_sddmm(options.directory, name, k, micro, sparsity,
+                              options.reps)
+            results["sddmm"].append(row)
+            failed += not row["error"] < TOLERANCE
+            print(f"{name:18s} {sparsity:5.2f} {row['error']:8.1e} {fmt(row['pit'])} "
+                  f"{fmt(row['dense_then_mask'])} {fmt(row['sampled_addmm'])} "
+                  f"{ratio(row['dense_then_mask'], row['pit']):>11s} {kernels_text(row)}",
+                  flush=True)
+    (options.out / "results.json").write_text(json.dumps(results, indent=1))
+    print(f"{failed} case(s) failed the correctness check")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

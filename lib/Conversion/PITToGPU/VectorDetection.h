@@ -1,0 +1,25 @@
+//===- VectorDetection.h - Detection with 16-byte loads ---------*- C++ -*-===//
+
+#ifndef PIT_LIB_CONVERSION_PITTOGPU_VECTORDETECTION_H
+#define PIT_LIB_CONVERSION_PITTOGPU_VECTORDETECTION_H
+
+#include "PIT/Dialect/PIT/IR/PITOps.h"
+
+namespace mlir::pit {
+
+/// Builds, at the builder's insertion point, the scan of `op` (a 2-D source
+/// with cleared counts) as one kernel whose threads each read a column of
+/// 16-byte vectors down one band of micro-tile rows, so that a warp reads
+/// whole rows of the band with full-width loads, and each byte is read once.
+/// Micro-tiles narrower than a vector are split among the vector's lanes;
+/// wider ones are OR-reduced over the threads that share them with warp
+/// shuffles. A thread claims the slots of all its non-zero micro-tiles of one
+/// segment with a single atomic add. Returns failure, building nothing, when
+/// the source is not 2-D with rows of whole vectors, or a micro-tile row is
+/// not a power-of-two fraction or multiple (up to a warp) of a vector.
+LogicalResult buildVectorizedDetection(OpBuilder &b, Location loc, DetectOp op,
+                                       int64_t blockSize);
+
+} // namespace mlir::pit
+
+#endif // PIT_LIB_CONVERSION_PITTOGPU_VECTORDETECTION_H

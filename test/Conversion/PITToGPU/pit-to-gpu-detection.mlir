@@ -1,0 +1,47 @@
+// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu | FileCheck %s
+
+// Micro-tiles wider than a 16-byte vector (1x64 f16: 8 vectors): the 8
+// threads of a micro-tile OR their flags with xor shuffles (offsets 4, 2, 1),
+// and the first of them claims a slot. Gathered along rows, each micro-tile
+// column is its own segment.
+// CHECK-LABEL: func @rows_1x64
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK:   vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK:   vector.reduction <or>
+// CHECK:   gpu.shuffle  xor %{{.+}}, %c4_i32
+// CHECK:   gpu.shuffle  xor %{{.+}}, %c2_i32
+// CHECK:   gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK:   scf.if
+// CHECK:     memref.atomic_rmw addi
+func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
+  return
+}
+
+// -----
+
+// 16x16 micro-tiles gathered along k: 16 unrolled loads a thread, two
+// threads a micro-tile.
+// CHECK-LABEL: func @k_16x16
+// CHECK-COUNT-16: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK:   gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK:   memref.atomic_rmw addi
+func.func @k_16x16(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [16x16]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
+  return
+}
+
+// -----
+
+// A 3-D sparse operand keeps the scan of a thread per micro-tile.
+// CHECK-LABEL: func @batch
+// CHECK-NOT: vector.load
+// CHECK: memref.atomic_rmw addi
+func.func @batch(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref<2x128x64xf32>) {
+  linalg.batch_matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x32x1]>}
+      ins(%a, %b : memref<2x128x128xf16>, memref<2x128x64xf16>) outs(%c : memref<2x128x64xf32>)
+  return
+}

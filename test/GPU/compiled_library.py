@@ -1,0 +1,56 @@
+"""Calling a library that pit-compile made, from torch on the GPU machine:
+its checked entry point `pit_kernel` (PIT-runtime/Entry.h) through ctypes,
+on torch CUDA tensors, and the random micro-tile patterns the checks feed
+it. Shared by the GPU check and the benchmark."""
+
+import ctypes
+
+import torch
+
+DTYPES = {torch.float16: 0, torch.bfloat16: 1, torch.float32: 2,
+          torch.float64: 3, torch.int8: 4, torch.int32: 5, torch.int64: 6}
+
+
+class PITTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+class Kernel:
+    """The entry point `pit_kernel` of the library at `path`."""
+
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(str(path))
+        self.entry = self.lib.pit_kernel
+        self.entry.restype = ctypes.c_int
+        self.entry.argtypes = [ctypes.POINTER(PITTensor), ctypes.c_int64]
+        self.last_error = self.lib.pitLastError
+        self.last_error.restype = ctypes.c_char_p
+
+    def __call__(self, *tensors, data=None, dtypes=None):
+        """Calls pit_kernel; `data`/`dtypes` override pointers and dtypes."""
+        shapes = [(ctypes.c_int64 * t.dim())(*t.shape) for t in tensors]
+        args = (PITTensor * len(tensors))()
+        for i, t in enumerate(tensors):
+            args[i].data = data[i] if data and data[i] is not None else t.data_ptr()
+            args[i].dtype = dtypes[i] if dtypes and dtypes[i] is not None else DTYPES[t.dtype]
+            args[i].rank = t.dim()
+            args[i].shape = shapes[i]
+        rc = self.entry(args, len(tensors))
+        if rc:
+            raise RuntimeError(self.last_error().decode())
+
+
+def sparsify(x, micro, sparsity):
+    """Zeroes exactly round(sparsity * #micro-tiles) random micro-tiles."""
+    grid = [s // m for s, m in zip(x.shape, micro)]
+    count = 1
+    for g in grid:
+        count *= g
+    keep = torch.ones(count, device=x.device)
+    keep[torch.randperm(count, device=x.device)[:round(sparsity * count)]] = 0
+    mask = keep.reshape(grid)
+    for dim, m in enumerate(micro):
+        mask = mask.repeat_interleave(m, dim=dim)
+    return x * mask.to(x.dtype)
