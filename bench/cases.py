@@ -48,3 +48,28 @@ def sources():
         out.append((name, kernels.SDDMM.format(
             m=SIZE, n=SIZE, k=k, t="f16", mt=micro), loop))
     return out
+
+
+# Shapes of the tensor-core block that the variant sweep compiles for each
+# f16 matmul case: (block columns, chunk of compacted k, stages).
+VARIANTS = [(columns, chunk, stages)
+            for columns in [64, 128, 256]
+            for chunk in [32, 64]
+            for stages in [2, 3, 4]]
+
+
+def variant_name(case, variant):
+    columns, chunk, stages = variant
+    return f"{case}__n{columns}_k{chunk}_s{stages}"
+
+
+def variant_sources():
+    """(name, mlir text, pit_loop, variant) of every kernel of the sweep."""
+    out = []
+    for name, dtype, micro, loop, _ in matmul_cases():
+        if dtype != "f16":
+            continue
+        text = kernels.MATMUL.format(m=SIZE, n=SIZE, k=SIZE, t=dtype, mt=micro)
+        for variant in VARIANTS:
+            out.append((variant_name(name, variant), text, loop, variant))
+    return out

@@ -129,6 +129,28 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     return row
 
 
+def sweep_variants(directory, name, micro_text, sparsity, reps):
+    """PIT's time with each block shape of cases.VARIANTS on one case."""
+    n = cases.SIZE
+    micro = [int(e) for e in micro_text.split("x")]
+    b = random(n, n, dtype=torch.float16)
+    inputs = [sparsify(random(n, n, dtype=torch.float16), micro, sparsity)
+              for _ in range(PATTERNS)]
+    ref = inputs[0].double() @ b.double()
+    times, errors = {}, {}
+    for variant in cases.VARIANTS:
+        kernel = PITKernel(directory / "variants" /
+                           f"{cases.variant_name(name, variant)}.so")
+        c = torch.zeros(n, n, dtype=torch.float32, device="cuda")
+        kernel(inputs[0], b, c)
+        torch.cuda.synchronize()
+        key = "n{}_k{}_s{}".format(*variant)
+        errors[key] = relative_error(c, ref)
+        times[key] = median_ms(lambda a: kernel(a, b, c), inputs, reps)
+    return {"case": name, "sparsity": sparsity, "error": max(errors.values()),
+            "errors": errors, "times": times}
+
+
 def bench_sddmm(directory, name, k, micro_text, sparsity, reps):
     n = cases.SIZE
     micro = [int(e) for e in micro_text.split("x")]
@@ -172,6 +194,8 @@ def main():
     parser.add_argument("out", type=pathlib.Path)
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--only", default="", help="run cases whose name has this")
+    parser.add_argument("--sweep", action="store_true",
+                        help="time the block shapes of cases.VARIANTS instead")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
@@ -186,6 +210,27 @@ def main():
                "copy_bandwidth_TBps": bandwidth / 1e9, "matmul": [], "sddmm": []}
     cublas_cache = {}
     failed = 0
+    if options.sweep:
+        results["sweep"] = []
+        for name, dtype, micro, _, _ in cases.matmul_cases():
+            if dtype != "f16" or options.only not in name:
+                continue
+            for sparsity in cases.SPARSITIES:
+                row = sweep_variants(options.directory, name, micro, sparsity,
+                                     options.reps)
+                results["sweep"].append(row)
+                failed += not row["error"] < TOLERANCE
+                ranked = sorted(row["times"].items(), key=lambda item: item[1])
+                print(f"{name:18s} {sparsity:5.2f} err {row['error']:.1e} best "
+                      + "  ".join(f"{v} {ms:.3f}" for v, ms in ranked[:3])
+                      + f"  worst {ranked[-1][0]} {ranked[-1][1]:.3f}",
+                      flush=True)
+                wrong = [v for v, e in row["errors"].items() if not e < TOLERANCE]
+                if wrong:
+                    print(f"  wrong: {' '.join(wrong)}", flush=True)
+        (options.out / "sweep.json").write_text(json.dumps(results, indent=1))
+        print(f"{failed} case(s) failed the correctness check")
+        sys.exit(1 if failed else 0)
     print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'cuBLAS':>8s} "
           f"{'cuSPARSE':>8s} {'Triton':>8s} {'ideal':>8s} {'cuBLAS/PIT':>10s} "
           f"{'PIT/ideal':>9s} {'toBSR':>8s} PIT kernels (ms)", flush=True)

@@ -180,7 +180,9 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
 /// The stream the caller lent (pitCudaSetStream), or null.
 thread_local CUstream lentStream = nullptr;
 /// The stream the runtime made for the thread, kept between calls: creating
-/// a stream per call costs more than a small kernel.
+/// a stream per call costs more than a small kernel. It is a blocking
+/// stream, so that it is ordered with work on the legacy default stream
+/// (where torch and most callers put theirs unless they say otherwise).
 thread_local CUstream ownStream = nullptr;
 
 PIT_EXPORT void pitCudaSetStream(void *stream) {
@@ -193,7 +195,7 @@ PIT_EXPORT CUstream mgpuStreamCreate() {
   if (lentStream)
     return lentStream;
   if (!ownStream)
-    PIT_CHECK(cuStreamCreate(&ownStream, CU_STREAM_NON_BLOCKING));
+    PIT_CHECK(cuStreamCreate(&ownStream, CU_STREAM_DEFAULT));
   return ownStream;
 }
 

@@ -16,8 +16,16 @@ using namespace mlir;
 void mlir::pit::buildPTXPipeline(OpPassManager &pm,
                                  const PTXPipelineOptions &options) {
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
-  pm.addPass(createConvertPITToGPU());
+  ConvertPITToGPUOptions gpu;
+  gpu.mmaBlockColumns = options.mmaBlockColumns;
+  gpu.mmaChunk = options.mmaChunk;
+  gpu.mmaStages = options.mmaStages;
+  pm.addPass(createConvertPITToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
+  // The canonicalizer hoists constants out of the launches; sunk back, they
+  // stay constants in the kernels instead of becoming kernel arguments (a
+  // division by an argument is a real division, by a constant a shift).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // Host-side gpu ops become a chain on one stream, joined by gpu.wait;
   // gpu-to-llvm only lowers the asynchronous forms of alloc and dealloc.

@@ -7,7 +7,7 @@
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_90 format=bin" | FileCheck %s --check-prefix=CUBIN %}
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_80 format=bin" | FileCheck %s --check-prefix=CUBIN %}
 
-// CP-ASYNC: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
+// CP-ASYNC: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, {{%r[0-9]+|16}}
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CUBIN: gpu.binary @sddmm_kernel_1 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0">, {{.*}}bin = "

@@ -40,9 +40,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     function's buffers are device buffers.
 
     * `pit.detect` becomes two kernels: one clears the counts, the other
-      gives each micro-tile to a thread, which scans it once and, if it holds
-      a non-zero, claims a slot of its segment with an atomic add. The index
-      is built out of order, with no synchronisation between blocks.
+      scans the tensor once and claims the slots of the non-zero micro-tiles
+      of each segment with atomic adds (a 2-D tensor with rows of whole
+      16-byte vectors is read with coalesced 16-byte loads, a column of
+      vectors per thread; otherwise a thread scans each micro-tile). The
+      index is built out of order, with no synchronisation between blocks.
     * `pit.stile` becomes one kernel with a block per tile (segments x tiles
       of the free loops x the most tiles the compacted loop can have); blocks
       past their segment's count exit at once. The body's tile buffers live
@@ -54,12 +56,15 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
 
     That SIMT lowering is correct for any body and element type. An STile
     whose body is the tile of an f16 or bf16 matmul or batch matmul with f32
-    accumulation, gathered along k, gets a tensor-core kernel instead (with
-    `tensor-cores`, the default): one block per output tile loops over the
-    segment's compacted k, gathers each chunk of A and B into shared memory
-    with 16-byte `cp.async` copies (zero-filled past the count), multiplies
-    with `nvgpu.mma.sync` m16n8k16 into registers, and adds its tile into C
-    without atomics.
+    accumulation (gathered along k or m), or of an SDDMM, gets a tensor-core
+    kernel instead (with `tensor-cores`, the default). For a gather along k,
+    one block per output tile loops over the segment's compacted k in chunks
+    of `mma-chunk`, `mma-stages` deep: each chunk of A and B is gathered into
+    swizzled shared memory with 16-byte `cp.async` copies (zero-filled past
+    the count), read with `ldmatrix`, multiplied with `mma.sync` m16n8k16
+    into registers, and the block adds its tile into C without atomics. The
+    three `mma-*` options shape that kernel; a value the tile does not
+    allow falls back to the STile's own tile.
 
     Leaves alone: functions without pit ops.
   }];
@@ -67,7 +72,15 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
            "Threads of the blocks that run the SIMT tiles">,
     Option<"useTensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Use the tensor-core kernel for f16/bf16 matmul tiles">
+           "Use the tensor-core kernels for f16/bf16 matmul and SDDMM tiles">,
+    Option<"mmaBlockColumns", "mma-block-columns", "int64_t",
+           /*default=*/"256",
+           "Columns of C a tensor-core matmul block computes">,
+    Option<"mmaChunk", "mma-chunk", "int64_t", /*default=*/"0",
+           "Compacted k a tensor-core matmul block multiplies at a time "
+           "(0: the STile's k tile)">,
+    Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"2",
+           "Shared-memory stages of a tensor-core matmul block (1 to 4)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

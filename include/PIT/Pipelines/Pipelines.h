@@ -47,6 +47,19 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
                      "the driver when loaded), bin (cubin, needs ptxas) or "
                      "fatbin"),
       llvm::cl::init("isa")};
+  PassOptions::Option<int64_t> mmaBlockColumns{
+      *this, "mma-block-columns",
+      llvm::cl::desc("Columns of C a tensor-core matmul block computes"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> mmaChunk{
+      *this, "mma-chunk",
+      llvm::cl::desc("Compacted k a tensor-core matmul block multiplies at a "
+                     "time (0: the STile's k tile)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> mmaStages{
+      *this, "mma-stages",
+      llvm::cl::desc("Shared-memory stages of a tensor-core matmul block"),
+      llvm::cl::init(2)};
 };
 
 /// pit-to-ptx: sparsify the marked ops, lower pit to gpu kernels, compile

@@ -191,11 +191,27 @@ void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
 SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
                                               const ChunkFill &fill) {
   Value zero = k.index(0), one = k.index(1);
-  // Chunk 0 into stage 0.
-  fill.issue(zero, zero);
-  if (fill.load)
-    fill.store(zero, fill.load(zero));
-  commitCopies();
+  // Fills stage `stage` with the chunk that starts at k0, where `present`.
+  auto fillStage = [&](Value present, Value stage, Value k0) {
+    auto ifPresent = scf::IfOp::create(b, loc, present, false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
+    fill.issue(stage, k0);
+    if (fill.load)
+      fill.store(stage, fill.load(k0));
+  };
+  auto chunkStart = [&](Value chunk) {
+    return k.mul(chunk, k.index(shape.k));
+  };
+
+  // The first stages - 1 chunks (just chunk 0 with one stage), each its
+  // own copy group; every thread commits every group, empty or not, so that
+  // group counts mean the same chunks in all threads.
+  for (int64_t ahead = 0; ahead < std::max<int64_t>(1, stages - 1); ++ahead) {
+    Value chunk = k.index(ahead);
+    fillStage(k.ult(chunk, numChunks), k.index(ahead), chunkStart(chunk));
+    commitCopies();
+  }
 
   auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one,
                                    zeroAccumulators());
@@ -209,43 +225,35 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
     multiply(acc, stage);
     // The next chunk overwrites the shared tiles.
     gpu::BarrierOp::create(b, loc);
-    Value nextChunk = k.add(chunk, one);
-    auto ifNext = scf::IfOp::create(b, loc, k.ult(nextChunk, numChunks), false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-      Value k0 = k.mul(nextChunk, k.index(shape.k));
-      fill.issue(stage, k0);
-      if (fill.load)
-        fill.store(stage, fill.load(k0));
-    }
+    Value next = k.add(chunk, one);
+    fillStage(k.ult(next, numChunks), stage, chunkStart(next));
     commitCopies();
     scf::YieldOp::create(b, loc, acc);
     return SmallVector<Value>(chunks.getResults());
   }
 
-  // Two stages: start chunk c + 1 into the other stage, then wait for chunk
-  // c (all groups but the newest) and multiply it.
-  Value nextChunk = k.add(chunk, one);
-  Value nextStage = k.rem(nextChunk, stages);
-  Value hasNext = k.ult(nextChunk, numChunks);
-  Value k0 = k.mul(nextChunk, k.index(shape.k));
-  auto ifNext = scf::IfOp::create(b, loc, hasNext, false);
+  // Start chunk c + stages - 1 into the stage that chunk c - 1 used, then
+  // wait for chunk c (all groups but the newest stages - 1) and multiply it.
+  // Pieces that go through registers are loaded before the multiplication
+  // and stored after, so that their loads are in flight meanwhile.
+  Value ahead = k.add(chunk, k.index(stages - 1));
+  Value aheadStage = k.rem(ahead, stages);
+  Value hasAhead = k.ult(ahead, numChunks);
+  Value aheadStart = chunkStart(ahead);
   {
+    auto ifAhead = scf::IfOp::create(b, loc, hasAhead, false);
     OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifNext.thenBlock()->getTerminator());
-    fill.issue(nextStage, k0);
+    b.setInsertionPoint(ifAhead.thenBlock()->getTerminator());
+    fill.issue(aheadStage, aheadStart);
   }
-  // Every thread commits a group each round, empty or not, so that "all
-  // but the newest" always means chunk c.
   commitCopies();
   SmallVector<Value> staged;
   if (fill.load) {
     SmallVector<Type> types;
     auto ifLoad = scf::IfOp::create(
-        b, loc, hasNext,
+        b, loc, hasAhead,
         [&](OpBuilder &, Location) {
-          SmallVector<Value> values = fill.load(k0);
+          SmallVector<Value> values = fill.load(aheadStart);
           for (Value value : values)
             types.push_back(value.getType());
           scf::YieldOp::create(b, loc, values);
@@ -260,13 +268,13 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
         });
     staged = SmallVector<Value>(ifLoad.getResults());
   }
-  waitForCopies(1);
+  waitForCopies(stages - 1);
   multiply(acc, stage);
   if (fill.load) {
-    auto ifStore = scf::IfOp::create(b, loc, hasNext, false);
+    auto ifStore = scf::IfOp::create(b, loc, hasAhead, false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifStore.thenBlock()->getTerminator());
-    fill.store(nextStage, staged);
+    fill.store(aheadStage, staged);
   }
   // The next round's copies go into the stage just multiplied.
   gpu::BarrierOp::create(b, loc);

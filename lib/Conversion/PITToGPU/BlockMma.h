@@ -25,6 +25,8 @@ constexpr int64_t kMmaWarps = 4, kMmaLanes = 32,
                   kMmaThreads = kMmaWarps * kMmaLanes;
 /// Elements of a 16-byte copy of f16/bf16.
 constexpr int64_t kVector = 8;
+/// Static shared memory a block may use without asking the driver for more.
+constexpr int64_t kSharedBytes = 48 * 1024;
 
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
 /// B (k x n), A and B of `inputType` (f16 or bf16).
@@ -37,6 +39,9 @@ struct MmaTileShape {
   bool isWhole() const {
     return m % 16 == 0 && n % (8 * kMmaWarps) == 0 && k % 16 == 0;
   }
+
+  /// Shared memory of one stage of the A and B tiles.
+  int64_t sharedBytes() const { return (m * k + k * n) * 2; }
 };
 
 /// A launch of `numBlocks` blocks of 4 warps, with `stages` copies of the
@@ -110,7 +115,8 @@ public:
   };
 
   /// Loops over `numChunks` chunks of k, multiplying each as it arrives;
-  /// with two stages, chunk c + 1 is on its way while chunk c is multiplied.
+  /// with S stages, chunks c + 1 ... c + S - 1 are on their way while chunk
+  /// c is multiplied.
   /// Returns the accumulators.
   SmallVector<Value> accumulateChunks(Value numChunks, const ChunkFill &fill);
 

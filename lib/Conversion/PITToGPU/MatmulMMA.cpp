@@ -28,9 +28,6 @@ using namespace mlir::pit;
 
 namespace {
 
-/// The columns of C a block computes, where the STile's tiles allow.
-constexpr int64_t kBlockColumns = 128;
-
 /// What the matmul tile reads and writes, found in the STile body.
 struct MatmulTile {
   /// Whether a batch loop leads every operand (batch_matmul).
@@ -41,11 +38,14 @@ struct MatmulTile {
   Value positions;
   MmaTileShape shape;
   int64_t microK, microM;
+  /// Shared-memory stages of the gather along k.
+  int64_t stages;
 };
 
 /// Recognises the body pit-sparsify writes for a matmul gathered along k
 /// (A's columns with B's rows) or along m (A's rows, scattered into C).
-FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
+FailureOr<MatmulTile> matchMatmulTile(STileOp op,
+                                      const MmaKernelOptions &options) {
   // Loops (m, n, k), or (batch, m, n, k) with the batch leading every map.
   unsigned numLoops = op.getNumLoops();
   if (numLoops != 3 && numLoops != 4)
@@ -108,16 +108,26 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op) {
   ArrayRef<int64_t> shape = op.getTile();
   tile.shape = {shape[lead], shape[lead + 1], shape[lead + 2], inputType};
   // A block covers several of the STile's tiles along n, where n allows:
-  // each gathered chunk of A is then reused over more of B.
+  // each gathered chunk of A is then reused over more of B. Gathered along
+  // k, the chunk of compacted k is free (copies never straddle micro-tiles:
+  // they are 8 elements at multiples of 8).
   int64_t n = op.getDomain()[lead + 1];
-  if (n % kBlockColumns == 0 && kBlockColumns % tile.shape.n == 0)
-    tile.shape.n = kBlockColumns;
+  if (n % options.blockColumns == 0 &&
+      options.blockColumns % tile.shape.n == 0)
+    tile.shape.n = options.blockColumns;
+  if (alongK && options.chunk > 0 && options.chunk % 16 == 0)
+    tile.shape.k = options.chunk;
+  // As many stages as asked for, and as fit in a block's static shared
+  // memory.
+  tile.stages = std::clamp<int64_t>(options.stages, 1, 4);
+  while (tile.stages > 1 && tile.stages * tile.shape.sharedBytes() > kSharedBytes)
+    --tile.stages;
   tile.microK = microK;
   tile.microM = microM;
   // A's gathered pieces narrower than a copy go through registers, in
   // 16-byte pieces spread evenly over the block.
   bool narrowA = !alongM && microK % kVector != 0;
-  if (!tile.shape.isWhole() ||
+  if (!tile.shape.isWhole() || tile.shape.sharedBytes() > kSharedBytes ||
       (narrowA && !BlockMma::splitsIntoPieces(tile.shape.m, tile.shape.k)) ||
       !cast<MemRefType>(tile.a.getType()).hasStaticShape() ||
       !cast<MemRefType>(tile.b.getType()).hasStaticShape())
@@ -135,7 +145,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
   int64_t m = op.getDomain()[lead], n = op.getDomain()[lead + 1];
   int64_t capacity = op.getDomain()[lead + 2] / t.microK;
   int64_t nTiles = n / s.n;
-  BlockMma mma(b, loc, s, op.getNumSegments() * nTiles, /*stages=*/2);
+  BlockMma mma(b, loc, s, op.getNumSegments() * nTiles, t.stages);
 
   Value segment = k.div(mma.blockId, nTiles);
   // Segments are numbered (batch, row block), row-major, as pit.detect does.
@@ -266,9 +276,10 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
 
 } // namespace
 
-LogicalResult mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter,
-                                               STileOp op) {
-  FailureOr<MatmulTile> matched = matchMatmulTile(op);
+LogicalResult
+mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
+                                 const MmaKernelOptions &options) {
+  FailureOr<MatmulTile> matched = matchMatmulTile(op, options);
   if (failed(matched))
     return failure();
   rewriter.setInsertionPoint(op);

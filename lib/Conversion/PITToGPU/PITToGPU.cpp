@@ -439,7 +439,8 @@ struct ConvertPITToGPUPass
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.
         if (useTensorCores &&
-            (succeeded(lowerMatmulSTileToMMA(rewriter, op)) ||
+            (succeeded(lowerMatmulSTileToMMA(
+                 rewriter, op, {mmaBlockColumns, mmaChunk, mmaStages})) ||
              succeeded(lowerSddmmSTileToMMA(rewriter, op))))
           continue;
         failed |= mlir::failed(lowerSTile(rewriter, op, threadsPerBlock));

@@ -146,7 +146,7 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
   tile.shape = {shape[0], shape[1], shape[2], inputType};
-  if (!tile.shape.isWhole() ||
+  if (!tile.shape.isWhole() || tile.shape.sharedBytes() > kSharedBytes ||
       (narrowB(tile) &&
        !BlockMma::splitsIntoPieces(tile.shape.k, tile.shape.n)))
     return failure();

@@ -14,13 +14,26 @@
 
 namespace mlir::pit {
 
+/// How a tensor-core matmul block is shaped (the options of
+/// convert-pit-to-gpu); a value the tile does not allow falls back to the
+/// STile's own tile.
+struct MmaKernelOptions {
+  /// Columns of C a block computes.
+  int64_t blockColumns = 256;
+  /// Compacted k multiplied at a time (0: the STile's k tile).
+  int64_t chunk = 0;
+  /// Shared-memory stages.
+  int64_t stages = 2;
+};
+
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32
 /// accumulation, gathered along k (A's columns with B's rows) or along m
 /// (A's rows, scattered into C): gathered chunks go to shared memory
 /// (cp.async, 16 bytes, where a micro-tile row holds 8 elements or more),
 /// mma.sync m16n8k16 accumulates in registers, and the block adds its tile
 /// into C (atomically when it is gathered along m).
-LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op);
+LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
+                                    const MmaKernelOptions &options);
 
 /// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
 /// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and

@@ -73,18 +73,19 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // -----
 
 // An f16 matmul tile gathered along k runs on tensor cores: one block per
-// 32x128 output tile (4 of the STile's 32x32 tiles along n) loops over the
+// 32x256 output tile (8 of the STile's 32x32 tiles along n) loops over the
 // compacted k in chunks of 32, two stages deep: B's gathered rows come with
 // 16-byte cp.async copies into swizzled shared memory; A's 32x1 micro-tiles
 // are single elements, so A comes through registers in 16-byte pieces,
 // loaded before the chunk ahead is multiplied and stored after.
 // CHECK-LABEL: func @matmul_f16
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c32{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%[[SA:.+]] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<2x32x128xf16, #gpu.address_space<workgroup>>)
-// Chunk 0 into stage 0.
-// CHECK:   nvgpu.device_async_copy %{{.+}}, %[[SB]][%c0, %{{.+}}, %{{.+}}], 8, %{{.+}} : memref<256x512xf16> to memref<2x32x128xf16, #gpu.address_space<workgroup>>
-// CHECK:   vector.store %{{.+}}, %[[SA]][%c0, %{{.+}}, %{{.+}}] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c16{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%[[SA:.+]] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<2x32x256xf16, #gpu.address_space<workgroup>>)
+// Chunk 0 into stage 0, when the segment has one.
+// CHECK:   scf.if
+// CHECK:     nvgpu.device_async_copy %{{.+}}, %[[SB]][%c0{{.*}}, %{{.+}}, %{{.+}}], 8, %{{.+}} : memref<256x512xf16> to memref<2x32x256xf16, #gpu.address_space<workgroup>>
+// CHECK:     vector.store %{{.+}}, %[[SA]][%c0{{.*}}, %{{.+}}, %{{.+}}] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK:   nvvm.cp.async.commit.group
-// CHECK:   %[[CHUNKS:.+]]:8 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK:   %[[CHUNKS:.+]]:16 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, {{.+}}, vector<2x2xf32>)
 // The next chunk's copies, then this chunk: wait for all groups but the newest.
 // CHECK:     scf.if
 // CHECK:       nvgpu.device_async_copy
@@ -94,7 +95,7 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // CHECK:     gpu.barrier
 // CHECK:     nvgpu.ldmatrix %[[SB]][{{.+}}] {numTiles = 4 : i32, transpose = true}
 // CHECK:     nvgpu.ldmatrix %[[SA]][{{.+}}] {numTiles = 4 : i32, transpose = false}
-// CHECK-COUNT-4: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-COUNT-8: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK:     scf.if
 // CHECK:       vector.store %{{.+}}, %[[SA]]
 // CHECK:     gpu.barrier
@@ -116,7 +117,7 @@ func.func @matmul_f16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memr
 // 16x16 micro-tiles: A's gathered rows are 16 elements, so A's 16x32 chunk
 // comes in 64 cp.async copies, a partial round of the 128 threads.
 // CHECK-LABEL: func @matmul_f16_16x16
-// CHECK: nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x512xf16> to memref<2x32x128xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x512xf16> to memref<2x32x256xf16, #gpu.address_space<workgroup>>
 // CHECK: scf.if
 // CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<2x16x32xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.cp.async.commit.group
@@ -150,14 +151,15 @@ func.func @batch_matmul_f16(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>,
 // -----
 
 // Rows of A gathered along m (1x64 micro-tiles): a block per tile of 32
-// gathered rows, k segment and 128 columns; cp.async for A's rows and B's
+// gathered rows, k segment and 64 columns (256 do not divide n); cp.async
+// for A's rows and B's
 // dense chunk, mma.sync, and the rows scattered back into C with atomic
 // adds.
 // CHECK-LABEL: func @matmul_f16_rows
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c32{{.*}}, {{.+}}) threads
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads
 // CHECK: scf.if
 // CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<1x32x64xf16, #gpu.address_space<workgroup>>
-// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x128xf16> to memref<1x64x128xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x128xf16> to memref<1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvvm.cp.async.wait.group 0
 // CHECK:   nvgpu.mma.sync
 // CHECK:   scf.if
