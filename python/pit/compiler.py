@@ -53,9 +53,14 @@ def signatures(module):
         attributes = operation.attributes
         if "sym_visibility" in attributes and attributes["sym_visibility"].value != "public":
             continue
+        name = attributes["sym_name"].value
         inputs = attributes["function_type"].value.inputs
+        for number, type in enumerate(inputs):
+            if not type.is_memref:
+                raise ValueError(f"argument {number} of '{name}' has type {type}; "
+                                 "compiled functions take memrefs")
         functions.append({
-            "name": attributes["sym_name"].value,
+            "name": name,
             "args": [{"dtype": str(t.element_type), "shape": list(t.shape)}
                      for t in inputs]})
     return functions
@@ -68,15 +73,6 @@ def _manifest_source(target, module):
     # A JSON string literal of ASCII text is a valid C string literal.
     return ('__attribute__((visibility("default"))) const char *pit_manifest(void) '
             "{\n  return " + json.dumps(manifest) + ";\n}\n")
-
-
-def _check_signatures(module):
-    for function in signatures(module):
-        for number, arg in enumerate(function["args"]):
-            if not arg["shape"]:
-                raise ValueError(
-                    f"argument {number} of '{function['name']}' is not a "
-                    "shaped memref; compiled functions take memrefs")
 
 
 def _lower(module, pipeline):
@@ -107,7 +103,7 @@ def compile(module, target=CPU, output="shared_library", path=None,
     if not isinstance(pit_loop, int) or not isinstance(candidate, int) or candidate < 0:
         raise ValueError("pit_loop and candidate are integers (candidate >= 0)")
     module.verify()
-    _check_signatures(module)
+    signatures(module)  # refuses arguments that are not memrefs
     choice = f"pit-loop={pit_loop} candidate={candidate}"
 
     if target == CPU:

@@ -78,3 +78,9 @@ def test_invalid_module_is_refused_before_compiling(ctx):
     matmul.set_attribute("pit.sparse", pit.SparseAttr.get(ctx, 0, [(48, 1)]).attribute)
     with pytest.raises(pit.MLIRError, match="does not divide"):
         pit.compile(module)
+
+
+def test_functions_must_take_memrefs(ctx):
+    module = pit.Module.parse(ctx, "func.func @f(%x: f32) {\n  return\n}")
+    with pytest.raises(ValueError, match="argument 0 of 'f' has type f32"):
+        pit.compile(module)
