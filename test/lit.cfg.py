@@ -10,7 +10,8 @@ from lit.llvm.subst import ToolSubst
 config.name = "PIT"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".c", ".test"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "consumer"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "consumer",
+                   "__pycache__"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pit_obj_root, "test")
 
@@ -56,3 +57,12 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if config.pit_enable_cuda:
     config.available_features.add("cuda")
 config.substitutions.append(("%cuda_home", config.cuda_home))
+
+# The Python bindings are optional too; test/python/pytest.test runs the
+# pytest suite with the interpreter they were built for.
+if config.pit_enable_python:
+    config.available_features.add("python-bindings")
+    config.environment["PYTHONPATH"] = os.path.join(config.pit_obj_root, "python_packages")
+    # Keep the source tree free of __pycache__ directories.
+    config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+config.substitutions.append(("%pit_python", config.pit_python))

@@ -18,6 +18,13 @@ extern "C" {
 /// `registry`.
 MLIR_CAPI_EXPORTED void mlirPITRegisterAllDialects(MlirDialectRegistry registry);
 
+/// Adds the translations to LLVM IR of the dialects a lowered PIT module
+/// holds (builtin, llvm, gpu with gpu.binary's object embedding, nvvm) to
+/// `registry`: gpu-module-to-binary in
+/// pit-to-ptx and the translation of the host code need them.
+MLIR_CAPI_EXPORTED void
+mlirPITRegisterLLVMIRTranslations(MlirDialectRegistry registry);
+
 /// Registers PIT's passes and every upstream pass in the global registry.
 MLIR_CAPI_EXPORTED void mlirPITRegisterAllPasses(void);
 

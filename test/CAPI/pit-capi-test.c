@@ -4,6 +4,7 @@
 
 #include "PIT-c/Dialects.h"
 #include "PIT-c/Registration.h"
+#include "PIT-c/Target.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
@@ -139,10 +140,64 @@ static void testParseAndRunPipeline(void) {
   mlirContextDestroy(ctx);
 }
 
+static MlirModule parseOrExit(MlirContext ctx, const char *source) {
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(source));
+  if (mlirModuleIsNull(module)) {
+    fprintf(stderr, "parse failed\n");
+    exit(1);
+  }
+  return module;
+}
+
+// CHECK-LABEL: testTranslations
+static void testTranslations(void) {
+  fprintf(stderr, "testTranslations\n");
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirPITRegisterAllDialects(registry);
+  mlirPITRegisterLLVMIRTranslations(registry);
+  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
+
+  MlirModule lowered = parseOrExit(ctx, "llvm.func @twice(%x: i64) -> i64 {\n"
+                                        "  %y = llvm.add %x, %x : i64\n"
+                                        "  llvm.return %y : i64\n"
+                                        "}\n");
+  // CHECK: define i64 @twice(i64 %0)
+  // CHECK: LLVM IR: 1
+  MlirLogicalResult translated = mlirPITTranslateModuleToLLVMIR(
+      mlirModuleGetOperation(lowered), printToStderr, NULL);
+  fprintf(stderr, "LLVM IR: %d\n", mlirLogicalResultIsSuccess(translated));
+
+  MlirModule program = parseOrExit(
+      ctx, "func.func @scale(%x: memref<4x8xf32>, %y: memref<8xi32>) {\n"
+           "  return\n"
+           "}\n");
+  // CHECK: static const int64_t scale_shape0[] = {4, 8};
+  // CHECK: PIT_ENTRY_EXPORT int pit_scale(const PITTensor *args, int64_t numArgs)
+  // CHECK: C entry: 1
+  MlirLogicalResult entry = mlirPITTranslateModuleToCEntry(
+      mlirModuleGetOperation(program), printToStderr, NULL);
+  fprintf(stderr, "C entry: %d\n", mlirLogicalResultIsSuccess(entry));
+
+  // A function body is not a module: a diagnostic, not a crash.
+  MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(program));
+  // CHECK: diagnostic: expects a builtin.module, got 'func.func'
+  // CHECK: not a module: 0
+  MlirLogicalResult wrong =
+      mlirPITTranslateModuleToLLVMIR(func, printToStderr, NULL);
+  fprintf(stderr, "not a module: %d\n", mlirLogicalResultIsSuccess(wrong));
+  mlirModuleDestroy(program);
+  mlirModuleDestroy(lowered);
+  mlirContextDestroy(ctx);
+}
+
 int main(void) {
   testDialectHandle();
   testSparseAttr();
   testCombinerAttr();
   testParseAndRunPipeline();
+  testTranslations();
   return 0;
 }

@@ -1,0 +1,37 @@
+/*===- PIT-c/Target.h - Translations out of MLIR, from C ------------*- C -*-===*\
+|*                                                                            *|
+|* What the Python compile step needs after the pipeline has run: the LLVM   *|
+|* IR of a module lowered to the LLVM dialect, and the checked C entry       *|
+|* points of a module's public functions (PIT-runtime/Entry.h). Both write   *|
+|* their text through `callback` and report failures through the context's  *|
+|* diagnostic handlers.                                                       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef PIT_C_TARGET_H
+#define PIT_C_TARGET_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Translates `module` (a builtin.module in the LLVM dialect, possibly with
+/// gpu.binary ops) to textual LLVM IR. Registers the LLVM IR translations it
+/// needs in the module's context first.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToLLVMIR(
+    MlirOperation module, MlirStringCallback callback, void *userData);
+
+/// Writes the C source of the checked entry points `pit_NAME` of `module`'s
+/// public functions. `module` is the program before compilation: its
+/// functions' memref arguments give the signatures.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToCEntry(
+    MlirOperation module, MlirStringCallback callback, void *userData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // PIT_C_TARGET_H

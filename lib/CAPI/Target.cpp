@@ -1,0 +1,65 @@
+//===- Target.cpp - Translations out of MLIR, from C ----------------------===//
+
+#include "PIT-c/Target.h"
+#include "PIT-c/Registration.h"
+
+#include "PIT/Target/CEntry.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/CAPI/Utils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The module op behind `op`, or null after a diagnostic on a wrong operation.
+ModuleOp getModuleOrEmitError(MlirOperation op) {
+  Operation *operation = unwrap(op);
+  auto module = dyn_cast<ModuleOp>(operation);
+  if (!module)
+    emitError(operation->getLoc())
+        << "expects a builtin.module, got '" << operation->getName() << "'";
+  return module;
+}
+
+} // namespace
+
+MlirLogicalResult mlirPITTranslateModuleToLLVMIR(MlirOperation op,
+                                                 MlirStringCallback callback,
+                                                 void *userData) {
+  ModuleOp module = getModuleOrEmitError(op);
+  if (!module)
+    return mlirLogicalResultFailure();
+  DialectRegistry registry;
+  mlirPITRegisterLLVMIRTranslations(wrap(&registry));
+  module->getContext()->appendDialectRegistry(registry);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    emitError(module.getLoc()) << "failed to translate the module to LLVM IR";
+    return mlirLogicalResultFailure();
+  }
+  detail::CallbackOstream stream(callback, userData);
+  llvmModule->print(stream, nullptr);
+  stream.flush();
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult mlirPITTranslateModuleToCEntry(MlirOperation op,
+                                                 MlirStringCallback callback,
+                                                 void *userData) {
+  ModuleOp module = getModuleOrEmitError(op);
+  if (!module)
+    return mlirLogicalResultFailure();
+  detail::CallbackOstream stream(callback, userData);
+  LogicalResult result = pit::translateToCEntry(module, stream);
+  stream.flush();
+  return wrap(result);
+}

@@ -1,0 +1,149 @@
+"""One call from a module with pit.sparse marks to what runs it: PTX, a
+cubin, or a shared library for the CPU or an NVIDIA GPU.
+
+The MLIR part (the pipeline, the translation to LLVM IR and to the checked C
+entry points) runs in process, so its failures are MLIRErrors with MLIR's
+diagnostics. Then llc-22 makes an object file and the C compiler links it.
+"""
+
+import atexit
+import itertools
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+from . import _config, _pit
+
+CPU = "cpu"
+GPU_TARGETS = ("sm_80", "sm_90")
+OUTPUTS = ("shared_library", "ptx", "cubin")
+
+_scratch = None
+_library_numbers = itertools.count()
+
+
+def _scratch_dir():
+    """A directory for libraries compiled without a path, removed at exit
+    (a loaded library stays usable after its file is gone)."""
+    global _scratch
+    if _scratch is None:
+        _scratch = tempfile.mkdtemp(prefix="pit-")
+        atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
+    return _scratch
+
+
+def _run_tool(command):
+    result = subprocess.run([str(part) for part in command],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{os.path.basename(str(command[0]))} failed:\n"
+                           f"{result.stderr.strip()}")
+
+
+def signatures(module):
+    """[{"name", "args": [{"dtype", "shape"}]}] of the module's public
+    functions with a body: what a compiled library's manifest lists."""
+    functions = []
+    for operation in module.body.operations:
+        if operation.name != "func.func" or not operation.regions[0].blocks:
+            continue
+        attributes = operation.attributes
+        if "sym_visibility" in attributes and attributes["sym_visibility"].value != "public":
+            continue
+        name = attributes["sym_name"].value
+        inputs = attributes["function_type"].value.inputs
+        for number, type in enumerate(inputs):
+            if not type.is_memref:
+                raise ValueError(f"argument {number} of '{name}' has type {type}; "
+                                 "compiled functions take memrefs")
+        functions.append({
+            "name": name,
+            "args": [{"dtype": str(t.element_type), "shape": list(t.shape)}
+                     for t in inputs]})
+    return functions
+
+
+def _manifest_source(target, module):
+    """C source of `const char *pit_manifest(void)`: the JSON that lets
+    pit.runtime call the library without this compiler."""
+    manifest = json.dumps({"target": target, "functions": signatures(module)})
+    # A JSON string literal of ASCII text is a valid C string literal.
+    return ('__attribute__((visibility("default"))) const char *pit_manifest(void) '
+            "{\n  return " + json.dumps(manifest) + ";\n}\n")
+
+
+def _lower(module, pipeline):
+    lowered = module.clone()
+    _pit.PassManager(module.context, pipeline).run(lowered)
+    return lowered
+
+
+def compile(module, target=CPU, output="shared_library", path=None,
+            pit_loop=-1, candidate=0):
+    """Compiles `module` for `target` ("cpu", "sm_80" or "sm_90").
+
+    output="shared_library" writes a library to `path` (a fresh temporary
+    file if None) and returns its path; load it with pit.load. For a GPU it
+    exports the checked entry points pit_NAME and links
+    libpit_cuda_runtime.so. output="ptx" or "cubin" (GPU targets) returns
+    {gpu.binary name: PTX text or cubin bytes}. `pit_loop` and `candidate`
+    choose the PIT loop and the candidate micro-tile (defaults: the
+    analysis' first and the first).
+    """
+    if target != CPU and target not in GPU_TARGETS:
+        raise ValueError(f"unknown target '{target}'; expects 'cpu' or one of "
+                         f"{', '.join(GPU_TARGETS)}")
+    if output not in OUTPUTS:
+        raise ValueError(f"unknown output '{output}'; expects one of {', '.join(OUTPUTS)}")
+    if target == CPU and output != "shared_library":
+        raise ValueError("the CPU target compiles to a shared library only")
+    if not isinstance(pit_loop, int) or not isinstance(candidate, int) or candidate < 0:
+        raise ValueError("pit_loop and candidate are integers (candidate >= 0)")
+    module.verify()
+    signatures(module)  # refuses arguments that are not memrefs
+    choice = f"pit-loop={pit_loop} candidate={candidate}"
+
+    if target == CPU:
+        lowered = _lower(module, f"pit-cpu-pipeline{{{choice}}}")
+        return _link(lowered, module, target, path, entry_source="",
+                     libraries=[])
+
+    if not _config.CUDA_ENABLED and output != "ptx":
+        raise RuntimeError("PIT was built without the CUDA toolkit: only "
+                           "output='ptx' is available for GPU targets")
+    # gpu-module-to-binary runs ptxas from the toolkit for cubins.
+    os.environ.setdefault("CUDA_HOME", _config.CUDA_HOME or "/usr/local/cuda")
+    kernel_format = "bin" if output == "cubin" else "isa"
+    lowered = _lower(module, f"pit-to-ptx{{chip={target} format={kernel_format} {choice}}}")
+    if output != "shared_library":
+        binaries = _pit.gpu_binaries(lowered)
+        return {name: (data.decode() if output == "ptx" else data)
+                for name, data in binaries}
+    entry_source = _pit.translate_to_c_entry(module)
+    return _link(lowered, module, target, path, entry_source,
+                 libraries=["-L" + _config.LIBRARY_DIR, "-lpit_cuda_runtime",
+                            "-Wl,-rpath,$ORIGIN",
+                            "-Wl,-rpath," + _config.LIBRARY_DIR])
+
+
+def _link(lowered, module, target, path, entry_source, libraries):
+    """Host code of `lowered` + C entry points + manifest -> a library."""
+    llvm_ir = _pit.translate_to_llvm_ir(lowered)
+    if path is None:
+        path = os.path.join(_scratch_dir(), f"libpit{next(_library_numbers)}.so")
+    path = pathlib.Path(path).absolute()
+    with tempfile.TemporaryDirectory(prefix="pit-build-") as work:
+        work = pathlib.Path(work)
+        (work / "host.ll").write_text(llvm_ir)
+        (work / "entry.c").write_text(entry_source + _manifest_source(target, module))
+        _run_tool([_config.LLC, "-O2", "-filetype=obj", "-relocation-model=pic",
+                   work / "host.ll", "-o", work / "host.o"])
+        _run_tool([_config.C_COMPILER, "-O2", "-fPIC", "-fvisibility=hidden",
+                   "-I" + _config.INCLUDE_DIR, "-c", work / "entry.c",
+                   "-o", work / "entry.o"])
+        _run_tool([_config.CXX_COMPILER, "-shared", "-o", path,
+                   work / "host.o", work / "entry.o"] + libraries)
+    return path

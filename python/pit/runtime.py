@@ -1,0 +1,213 @@
+"""Calling compiled PIT libraries: numpy arrays on the CPU, torch CUDA
+tensors or raw device pointers on a GPU.
+
+Pure Python over ctypes, with no import of the compiler extension: a machine
+that only runs libraries (a GPU box without LLVM/MLIR, or another Python
+version) needs only this file, errors.py and the library. The library's
+manifest (`pit_manifest()`, JSON written by pit.compile) gives the target and
+each function's signature, so every argument is checked here, with a clear
+message, before anything runs; GPU entry points check again in C.
+"""
+
+import ctypes
+import json
+
+from .errors import ArgumentError, CallError
+
+# Element types as the manifest names them: PITDType (PIT-runtime/Entry.h),
+# numpy's name, torch's name.
+_DTYPES = {
+    "f16": (0, "float16", "torch.float16"),
+    "bf16": (1, None, "torch.bfloat16"),
+    "f32": (2, "float32", "torch.float32"),
+    "f64": (3, "float64", "torch.float64"),
+    "i8": (4, "int8", "torch.int8"),
+    "i32": (5, "int32", "torch.int32"),
+    "i64": (6, "int64", "torch.int64"),
+}
+ARG_ALIGNMENT = 16  # PIT_ARG_ALIGNMENT
+
+
+class PITTensor(ctypes.Structure):
+    """PITTensor of PIT-runtime/Entry.h."""
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+class DevicePointer:
+    """A dense, row-major tensor in device memory given by its address, for
+    callers that manage memory themselves (CuPy, CUDA driver, ...)."""
+
+    def __init__(self, address, shape, dtype):
+        if dtype not in _DTYPES:
+            raise ArgumentError(f"unknown dtype '{dtype}'; expects one of {', '.join(_DTYPES)}")
+        self.address = int(address)
+        self.shape = tuple(int(extent) for extent in shape)
+        self.dtype = dtype
+
+
+def _describe(value):
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _is_torch_tensor(value):
+    return type(value).__module__.startswith("torch") and hasattr(value, "data_ptr")
+
+
+class Function:
+    """One compiled function; call it with one array or tensor per argument."""
+
+    def __init__(self, library, target, spec):
+        self.name = spec["name"]
+        self.target = target
+        self.args = [(arg["dtype"], tuple(arg["shape"])) for arg in spec["args"]]
+        if target == "cpu":
+            self._entry = getattr(library, self.name)
+            argtypes = []
+            for _, shape in self.args:
+                # A memref as func-to-llvm passes it: allocated and aligned
+                # pointers, offset, sizes, strides.
+                argtypes += [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+                argtypes += [ctypes.c_int64] * (2 * len(shape))
+            self._entry.argtypes = argtypes
+            self._entry.restype = None
+        else:
+            self._entry = getattr(library, "pit_" + self.name)
+            self._entry.argtypes = [ctypes.POINTER(PITTensor), ctypes.c_int64]
+            self._entry.restype = ctypes.c_int
+            self._last_error = library.pitLastError
+            self._last_error.restype = ctypes.c_char_p
+
+    def __repr__(self):
+        args = ", ".join(f"{dtype}{list(shape)}" for dtype, shape in self.args)
+        return f"<pit function {self.name}({args}) for {self.target}>"
+
+    def _where(self, number):
+        return f"{self.name}: argument {number}"
+
+    def _check_count(self, values):
+        if len(values) != len(self.args):
+            raise ArgumentError(f"{self.name}: expects {len(self.args)} arguments, "
+                                f"got {len(values)}")
+
+    def _check(self, number, dtype, shape, expected):
+        expected_dtype, expected_shape = expected
+        if dtype != expected_dtype:
+            raise ArgumentError(f"{self._where(number)}: expects element type "
+                                f"{expected_dtype}, got {dtype}")
+        if tuple(shape) != expected_shape:
+            raise ArgumentError(f"{self._where(number)}: expects shape "
+                                f"{list(expected_shape)}, got {list(shape)}")
+
+    def __call__(self, *values):
+        self._check_count(values)
+        if self.target == "cpu":
+            self._call_cpu(values)
+        else:
+            self._call_gpu(values)
+
+    def _call_cpu(self, values):
+        import numpy
+
+        flat = []
+        for number, (value, expected) in enumerate(zip(values, self.args)):
+            if _is_torch_tensor(value) or isinstance(value, DevicePointer):
+                raise ArgumentError(f"{self._where(number)}: a CPU function takes "
+                                    f"numpy arrays, got {_describe(value)}")
+            if not isinstance(value, numpy.ndarray):
+                raise ArgumentError(f"{self._where(number)}: expects a numpy "
+                                    f"array, got {_describe(value)}")
+            dtype = {numpy.dtype(name): key for key, (_, name, _) in _DTYPES.items()
+                     if name}.get(value.dtype, str(value.dtype))
+            self._check(number, dtype, value.shape, expected)
+            if not value.flags.c_contiguous:
+                raise ArgumentError(f"{self._where(number)}: expects a C-contiguous "
+                                    "(row-major) array; pass numpy.ascontiguousarray(x)")
+            if not value.flags.aligned or not value.flags.writeable:
+                raise ArgumentError(f"{self._where(number)}: expects an aligned, "
+                                    "writeable array")
+            strides, stride = [], 1
+            for extent in reversed(value.shape):
+                strides.insert(0, stride)
+                stride *= extent
+            pointer = value.ctypes.data
+            flat += [pointer, pointer, 0] + list(value.shape) + strides
+        self._entry(*flat)
+
+    def _call_gpu(self, values):
+        tensors = (PITTensor * len(values))()
+        shapes = []
+        synchronize_torch = False
+        for number, (value, expected) in enumerate(zip(values, self.args)):
+            if isinstance(value, DevicePointer):
+                address, shape, dtype = value.address, value.shape, value.dtype
+            elif _is_torch_tensor(value):
+                if not value.is_cuda:
+                    raise ArgumentError(f"{self._where(number)}: the tensor is on "
+                                        f"{value.device}; a GPU function takes CUDA tensors")
+                dtype = {torch_name: key for key, (_, _, torch_name) in _DTYPES.items()
+                         }.get(str(value.dtype), str(value.dtype))
+                address, shape = value.data_ptr(), tuple(value.shape)
+                synchronize_torch = True
+            else:
+                raise ArgumentError(f"{self._where(number)}: a GPU function takes "
+                                    "torch CUDA tensors or pit.DevicePointer, got "
+                                    f"{_describe(value)}")
+            self._check(number, dtype, shape, expected)
+            if _is_torch_tensor(value) and not value.is_contiguous():
+                raise ArgumentError(f"{self._where(number)}: expects a contiguous "
+                                    "(row-major) tensor; pass x.contiguous()")
+            if address == 0 or address % ARG_ALIGNMENT:
+                raise ArgumentError(f"{self._where(number)}: the device pointer "
+                                    f"0x{address:x} is null or not {ARG_ALIGNMENT}-byte aligned")
+            shapes.append((ctypes.c_int64 * len(shape))(*shape))
+            tensors[number].data = address
+            tensors[number].dtype = _DTYPES[dtype][0]
+            tensors[number].rank = len(shape)
+            tensors[number].shape = shapes[-1]
+        if synchronize_torch:
+            # The library runs on its own stream: torch's pending work on the
+            # inputs must be done first.
+            import torch
+            torch.cuda.synchronize()
+        if self._entry(tensors, len(values)):
+            raise CallError(self._last_error().decode())
+
+
+class Library:
+    """A shared library compiled by pit.compile, with its functions as
+    attributes: `load(path).sparse_matmul(a, b, c)`."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        self._library = ctypes.CDLL(self.path)
+        try:
+            manifest_function = self._library.pit_manifest
+        except AttributeError:
+            raise ArgumentError(f"{self.path} is not a library compiled by "
+                                "pit.compile (no pit_manifest)") from None
+        manifest_function.restype = ctypes.c_char_p
+        manifest = json.loads(manifest_function().decode())
+        self.target = manifest["target"]
+        self.functions = {spec["name"]: Function(self._library, self.target, spec)
+                          for spec in manifest["functions"]}
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"{self.path} has no function '{name}'; it has "
+                             f"{', '.join(functions) or 'none'}")
+
+    def __getitem__(self, name):
+        return getattr(self, name)
+
+    def __repr__(self):
+        return f"<pit library {self.path} for {self.target}: {', '.join(self.functions)}>"
+
+
+def load(path):
+    """Loads a library that pit.compile wrote."""
+    return Library(path)

@@ -1,0 +1,147 @@
+"""Calls with a wrong argument raise ArgumentError before anything runs; a
+library that refuses a call raises CallError with its message."""
+
+import ctypes
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import pit
+from pit import _config
+from conftest import build_matmul
+
+
+@pytest.fixture(scope="module")
+def matmul():
+    return pit.load(pit.compile(build_matmul(pit.Context()))).sparse_matmul
+
+
+def arrays(dtype=np.float32):
+    return [np.ones(shape, dtype) for shape in [(64, 128), (128, 32), (64, 32)]]
+
+
+def test_wrong_count(matmul):
+    with pytest.raises(pit.ArgumentError, match="expects 3 arguments, got 2"):
+        matmul(*arrays()[:2])
+
+
+def test_wrong_shape(matmul):
+    a, b, c = arrays()
+    with pytest.raises(pit.ArgumentError,
+                       match=r"argument 1: expects shape \[128, 32\], got \[32, 128\]"):
+        matmul(a, b.T.copy(), c)
+    with pytest.raises(pit.ArgumentError, match="expects shape"):
+        matmul(a, b, c.reshape(-1))
+
+
+def test_wrong_dtype(matmul):
+    a, b, c = arrays()
+    with pytest.raises(pit.ArgumentError, match="argument 2: expects element type f32, got f64"):
+        matmul(a, b, c.astype(np.float64))
+    with pytest.raises(pit.ArgumentError, match="got complex64"):
+        matmul(a.astype(np.complex64), b, c)
+
+
+def test_wrong_layout(matmul):
+    a, b, c = arrays()
+    with pytest.raises(pit.ArgumentError, match="C-contiguous"):
+        matmul(np.asfortranarray(a), b, c)
+    with pytest.raises(pit.ArgumentError, match="C-contiguous"):
+        matmul(np.ones((64, 256), np.float32)[:, ::2], b, c)
+    c.flags.writeable = False
+    with pytest.raises(pit.ArgumentError, match="writeable"):
+        matmul(a, b, c)
+
+
+def test_wrong_device_or_kind(matmul):
+    a, b, c = arrays()
+    with pytest.raises(pit.ArgumentError, match="takes numpy arrays, got pit.runtime.DevicePointer"):
+        matmul(pit.DevicePointer(4096, (64, 128), "f32"), b, c)
+    with pytest.raises(pit.ArgumentError, match="expects a numpy array, got builtins.list"):
+        matmul(a.tolist(), b, c)
+
+
+def test_unknown_function_and_foreign_library(tmp_path):
+    library = pit.load(pit.compile(build_matmul(pit.Context())))
+    with pytest.raises(AttributeError, match="has no function 'dense'; it has sparse_matmul"):
+        library.dense
+    plain = tmp_path / "libplain.so"
+    (tmp_path / "plain.c").write_text("int answer(void) { return 42; }\n")
+    subprocess.run([_config.C_COMPILER, "-shared", "-fPIC", "-o", str(plain),
+                    str(tmp_path / "plain.c")], check=True)
+    with pytest.raises(pit.ArgumentError, match="not a library compiled by pit.compile"):
+        pit.load(plain)
+
+
+# A GPU library's Python side, checked without a GPU: a stand-in library
+# with the manifest and the entry-point ABI of PIT-runtime/Entry.h, which
+# records what it receives and refuses calls as the real checks do.
+STUB_GPU_LIBRARY = r"""
+#include "PIT-runtime/Entry.h"
+#include <stdint.h>
+__attribute__((visibility("default"))) const char *pit_manifest(void) {
+  return MANIFEST;
+}
+int64_t seen_shape[2];
+int32_t seen_dtype;
+static const char *error;
+__attribute__((visibility("default"))) int pit_scale(const PITTensor *args, int64_t n) {
+  seen_shape[0] = args[0].shape[0];
+  seen_shape[1] = args[0].shape[1];
+  seen_dtype = args[0].dtype;
+  error = n == 1 && args[0].shape[0] == 8 ? 0 : "scale: refused by the library";
+  return error != 0;
+}
+__attribute__((visibility("default"))) const char *pitLastError(void) { return error; }
+"""
+
+
+@pytest.fixture(scope="module")
+def gpu_stub(tmp_path_factory):
+    work = tmp_path_factory.mktemp("stub")
+    manifest = json.dumps({"target": "sm_90", "functions": [
+        {"name": "scale", "args": [{"dtype": "bf16", "shape": [8, 16]}]}]})
+    (work / "stub.c").write_text(STUB_GPU_LIBRARY)
+    path = work / "libstub.so"
+    subprocess.run([_config.C_COMPILER, "-shared", "-fPIC", "-I" + _config.INCLUDE_DIR,
+                    f"-DMANIFEST={json.dumps(manifest)}", "-o", str(path),
+                    str(work / "stub.c")], check=True)
+    return pit.load(path), ctypes.CDLL(str(path))
+
+
+def test_gpu_call_passes_device_pointers(gpu_stub):
+    library, raw = gpu_stub
+    library.scale(pit.DevicePointer(0x10000, (8, 16), "bf16"))
+    assert list((ctypes.c_int64 * 2).in_dll(raw, "seen_shape")) == [8, 16]
+    assert ctypes.c_int32.in_dll(raw, "seen_dtype").value == 1  # PIT_BF16
+
+
+def test_gpu_call_refusals(gpu_stub):
+    scale = gpu_stub[0].scale
+    with pytest.raises(pit.ArgumentError, match="takes torch CUDA tensors or pit.DevicePointer, got numpy.ndarray"):
+        scale(np.ones((8, 16), np.float32))
+    with pytest.raises(pit.ArgumentError, match="expects element type bf16, got f32"):
+        scale(pit.DevicePointer(0x10000, (8, 16), "f32"))
+    with pytest.raises(pit.ArgumentError, match=r"expects shape \[8, 16\], got \[16, 8\]"):
+        scale(pit.DevicePointer(0x10000, (16, 8), "bf16"))
+    with pytest.raises(pit.ArgumentError, match="not 16-byte aligned"):
+        scale(pit.DevicePointer(0x10002, (8, 16), "bf16"))
+    with pytest.raises(pit.ArgumentError, match="null"):
+        scale(pit.DevicePointer(0, (8, 16), "bf16"))
+    with pytest.raises(pit.ArgumentError, match="unknown dtype 'f8'"):
+        pit.DevicePointer(0x10000, (8, 16), "f8")
+    with pytest.raises(pit.ArgumentError, match="expects 1 arguments, got 0"):
+        scale()
+
+
+def test_gpu_library_refusal_is_a_call_error(gpu_stub):
+    library, _ = gpu_stub
+    # Pretend the library's own check disagrees: its message comes through.
+    library.scale.args[0] = ("bf16", (4, 16))
+    try:
+        with pytest.raises(pit.CallError, match="scale: refused by the library"):
+            library.scale(pit.DevicePointer(0x10000, (4, 16), "bf16"))
+    finally:
+        library.scale.args[0] = ("bf16", (8, 16))

@@ -1,0 +1,86 @@
+"""pit.compile: targets, outputs, and the errors of each step."""
+
+import subprocess
+
+import pytest
+
+import pit
+from pit import _config
+from conftest import build_matmul
+
+needs_cuda = pytest.mark.skipif(
+    not _config.CUDA_ENABLED,
+    reason="needs the CUDA toolkit at build time (ptxas, libpit_cuda_runtime)")
+
+
+def test_cpu_shared_library_has_function_and_manifest(ctx, tmp_path):
+    path = pit.compile(build_matmul(ctx), target="cpu", path=tmp_path / "libmm.so")
+    assert path == tmp_path / "libmm.so"
+    library = pit.load(path)
+    assert library.target == "cpu"
+    assert repr(library.sparse_matmul) == (
+        "<pit function sparse_matmul(f32[64, 128], f32[128, 32], f32[64, 32]) for cpu>")
+
+
+def test_compile_leaves_the_module_alone(ctx):
+    module = build_matmul(ctx)
+    before = str(module)
+    pit.compile(module, target="cpu")
+    assert str(module) == before
+
+
+def test_ptx_for_each_chip(ctx):
+    for chip in ["sm_80", "sm_90"]:
+        binaries = pit.compile(build_matmul(ctx), target=chip, output="ptx")
+        assert binaries, chip
+        for name, ptx in binaries.items():
+            assert name.startswith("sparse_matmul_kernel")
+            assert f".target {chip}" in ptx
+
+
+@needs_cuda
+def test_cubin(ctx):
+    binaries = pit.compile(build_matmul(ctx), target="sm_90", output="cubin")
+    assert all(data[:4] == b"\x7fELF" for data in binaries.values())
+
+
+@needs_cuda
+def test_gpu_shared_library_exports_the_checked_entry(ctx, tmp_path):
+    path = pit.compile(build_matmul(ctx), target="sm_90", path=tmp_path / "libmm.so")
+    # No GPU (or driver) is needed to compile; loading needs libcuda, so the
+    # exports are read with nm.
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(path)],
+                             capture_output=True, text=True, check=True).stdout
+    assert " T pit_sparse_matmul" in symbols and " T pit_manifest" in symbols
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"target": "sm_70"}, "unknown target 'sm_70'"),
+    ({"output": "object"}, "unknown output 'object'"),
+    ({"target": "cpu", "output": "ptx"}, "CPU target compiles to a shared library only"),
+    ({"candidate": -1}, "pit_loop and candidate are integers"),
+])
+def test_wrong_compile_arguments(ctx, arguments, message):
+    with pytest.raises(ValueError, match=message):
+        pit.compile(build_matmul(ctx), **arguments)
+
+
+def test_pipeline_failures_raise_mlir_errors(ctx):
+    with pytest.raises(pit.MLIRError, match="there is no candidate 4"):
+        pit.compile(build_matmul(ctx), candidate=4)
+    with pytest.raises(pit.MLIRError, match="loop 1 is not a PIT loop"):
+        pit.compile(build_matmul(ctx), target="sm_90", output="ptx", pit_loop=1)
+
+
+def test_invalid_module_is_refused_before_compiling(ctx):
+    module = build_matmul(ctx)
+    matmul = module.body.operations[0].regions[0].blocks[0].operations[0]
+    matmul.set_attribute("pit.sparse", pit.SparseAttr.get(ctx, 0, [(48, 1)]).attribute)
+    with pytest.raises(pit.MLIRError, match="does not divide"):
+        pit.compile(module)
+
+
+def test_functions_must_take_memrefs(ctx):
+    module = pit.Module.parse(ctx, "func.func @f(%x: f32) {\n  return\n}")
+    with pytest.raises(ValueError, match="argument 0 of 'f' has type f32"):
+        pit.compile(module)

@@ -1,0 +1,81 @@
+"""Compiled programs called on numpy arrays through the CPU lowering, on
+fresh random data with a fresh exact-count pattern at every call, against
+numpy in float64."""
+
+import numpy as np
+import pytest
+
+import pit
+from conftest import build_matmul, relative_error, sparsify
+
+SPARSITIES = [0.0, 0.5, 0.9, 0.99, 1.0]
+
+
+@pytest.fixture(scope="module")
+def matmul_libraries():
+    """The README's matmul compiled for both candidates: 32x1 (gathered along
+    k) and 1x64 (gathered along m)."""
+    ctx = pit.Context()
+    return {tile: pit.load(pit.compile(build_matmul(ctx), candidate=candidate))
+            for candidate, tile in enumerate([(32, 1), (1, 64)])}
+
+
+def uniform(rng, *shape, dtype=np.float32):
+    return rng.uniform(-1, 1, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("micro_tile", [(32, 1), (1, 64)])
+def test_matmul_against_numpy(matmul_libraries, rng, micro_tile):
+    library = matmul_libraries[micro_tile]
+    for sparsity in SPARSITIES:
+        for _ in range(2):
+            a = sparsify(rng, uniform(rng, 64, 128), micro_tile, sparsity)
+            b, c = uniform(rng, 128, 32), uniform(rng, 64, 32)
+            expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+            library.sparse_matmul(a, b, c)
+            assert relative_error(c, expected) < 1e-5, (micro_tile, sparsity)
+
+
+def test_integer_matmul_is_exact(ctx, rng):
+    library = pit.load(pit.compile(build_matmul(ctx, dtype="i32", micro_tiles=[(32, 1)])))
+    for sparsity in SPARSITIES:
+        a = sparsify(rng, rng.integers(-50, 50, (64, 128), dtype=np.int32), (32, 1), sparsity)
+        b = rng.integers(-50, 50, (128, 32), dtype=np.int32)
+        c = rng.integers(-50, 50, (64, 32), dtype=np.int32)
+        expected = c.astype(np.int64) + a.astype(np.int64) @ b.astype(np.int64)
+        library.sparse_matmul(a, b, c)
+        assert np.array_equal(c, expected), sparsity
+
+
+def test_batch_matmul_and_sddmm(ctx, rng):
+    module = pit.Module.create(ctx)
+    with pit.Function(module, "bmm", [pit.memref(ctx, s, "f32") for s in
+                                      [(3, 32, 64), (3, 64, 16), (3, 32, 16)]]) as f:
+        pit.batch_matmul(f.builder, *f.arguments, sparse=(0, [(1, 32, 1)]))
+
+    def sddmm_body(b, a, bb, mask, c):
+        return [b.arith("addf", c, b.arith("mulf", mask, b.arith("mulf", a, bb)))]
+
+    with pit.Function(module, "sddmm", [pit.memref(ctx, s, "f32") for s in
+                                        [(32, 8), (8, 64), (32, 64), (32, 64)]]) as f:
+        a, b, mask, c = f.arguments
+        pit.generic(f.builder, [a, b, mask], [c],
+                    ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
+                     "(d0, d1, d2) -> (d0, d1)", "(d0, d1, d2) -> (d0, d1)"],
+                    ["parallel", "parallel", "reduction"], sddmm_body,
+                    sparse=(2, [(1, 16)]))
+    library = pit.load(pit.compile(module))
+    for sparsity in SPARSITIES:
+        a = sparsify(rng, uniform(rng, 3, 32, 64), (1, 32, 1), sparsity)
+        b, c = uniform(rng, 3, 64, 16), uniform(rng, 3, 32, 16)
+        expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+        library.bmm(a, b, c)
+        assert relative_error(c, expected) < 1e-5, ("bmm", sparsity)
+
+        a, b = uniform(rng, 32, 8), uniform(rng, 8, 64)
+        mask = sparsify(rng, uniform(rng, 32, 64), (1, 16), sparsity)
+        c = uniform(rng, 32, 64)
+        expected = c.astype(np.float64) + mask.astype(np.float64) * (
+            a.astype(np.float64) @ b.astype(np.float64))
+        library.sddmm(a, b, mask, c)
+        assert relative_error(c, expected) < 1e-5, ("sddmm", sparsity)
