@@ -79,6 +79,10 @@ class Function:
             self._entry.restype = ctypes.c_int
             self._last_error = library.pitLastError
             self._last_error.restype = ctypes.c_char_p
+            # From libpit_cuda_runtime, which the library links.
+            self._set_stream = library.pitCudaSetStream
+            self._set_stream.argtypes = [ctypes.c_void_p]
+            self._set_stream.restype = None
 
     def __repr__(self):
         args = ", ".join(f"{dtype}{list(shape)}" for dtype, shape in self.args)
@@ -139,7 +143,7 @@ class Function:
     def _call_gpu(self, values):
         tensors = (PITTensor * len(values))()
         shapes = []
-        synchronize_torch = False
+        torch_stream = None
         for number, (value, expected) in enumerate(zip(values, self.args)):
             if isinstance(value, DevicePointer):
                 address, shape, dtype = value.address, value.shape, value.dtype
@@ -150,7 +154,8 @@ class Function:
                 dtype = {torch_name: key for key, (_, _, torch_name) in _DTYPES.items()
                          }.get(str(value.dtype), str(value.dtype))
                 address, shape = value.data_ptr(), tuple(value.shape)
-                synchronize_torch = True
+                import torch
+                torch_stream = torch.cuda.current_stream(value.device).cuda_stream
             else:
                 raise ArgumentError(f"{self._where(number)}: a GPU function takes "
                                     "torch CUDA tensors or pit.DevicePointer, got "
@@ -167,11 +172,11 @@ class Function:
             tensors[number].dtype = _DTYPES[dtype][0]
             tensors[number].rank = len(shape)
             tensors[number].shape = shapes[-1]
-        if synchronize_torch:
-            # The library runs on its own stream: torch's pending work on the
-            # inputs must be done first.
-            import torch
-            torch.cuda.synchronize()
+        # On torch's current stream, the call is ordered after torch's pending
+        # work on the inputs without waiting for the whole device (handle 0,
+        # torch's default stream, is the runtime's own stream, which is
+        # ordered with it). Raw pointers run on the runtime's own stream.
+        self._set_stream(torch_stream)
         if self._entry(tensors, len(values)):
             raise CallError(self._last_error().decode())
 

@@ -1,0 +1,86 @@
+"""Turns a results.json of run_benchmark.py into what docs/BENCHMARKS.md shows:
+a markdown table of medians and ratios (printed), and a plot of latency
+against sparsity for each granularity (PNG). Runs here, with matplotlib.
+
+    python bench/report.py RESULTS.json PLOT.png > table.md
+"""
+
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+PEERS = [("pit", "PIT"), ("cublas", "cuBLAS dense"), ("cusparse", "cuSPARSE CSR"),
+         ("triton", "Triton BSR"), ("ideal", "ideal")]
+
+
+def number(value):
+    return value if isinstance(value, float) else None
+
+
+def ms(value):
+    return f"{value:.3f}" if isinstance(value, float) else "n/a"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if number(a) and number(b) else "n/a"
+
+
+def table(results):
+    lines = ["| dtype | micro-tile | sparsity | PIT | cuBLAS | cuSPARSE | Triton | ideal "
+             "| cuBLAS / PIT | best peer / PIT | PIT / ideal | detection | to_sparse_bsr / detection |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in results["matmul"]:
+        peers = [row[k] for k in ("cublas", "cusparse", "triton") if number(row[k])]
+        detection = row["pit_kernels"][0] + row["pit_kernels"][1]
+        lines.append(
+            f"| {row['dtype']} | {row['micro']} | {row['sparsity']:.2f} | {ms(row['pit'])} "
+            f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "
+            f"| {ms(row['ideal'])} | {ratio(row['cublas'], row['pit'])} "
+            f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "
+            f"| {detection * 1e3:.0f} us | {ratio(row['to_sparse_bsr'], detection)} |")
+    lines += ["", "| mask micro-tile | K | sparsity | PIT | dense then mask | sampled_addmm "
+              "| dense then mask / PIT | sampled_addmm / PIT |", "|---|---|---|---|---|---|---|---|"]
+    for row in results["sddmm"]:
+        lines.append(
+            f"| {row['micro']} | {row['k']} | {row['sparsity']:.2f} | {ms(row['pit'])} "
+            f"| {ms(row['dense_then_mask'])} | {ms(row['sampled_addmm'])} "
+            f"| {ratio(row['dense_then_mask'], row['pit'])} "
+            f"| {ratio(row['sampled_addmm'], row['pit'])} |")
+    return "\n".join(lines)
+
+
+def plot(results, path):
+    rows = [r for r in results["matmul"] if r["dtype"] == "f16"]
+    micros = list(dict.fromkeys(r["micro"] for r in rows))
+    figure, axes = plt.subplots(1, len(micros), figsize=(4 * len(micros), 3.6),
+                                sharey=True)
+    for axis, micro in zip(axes, micros):
+        mine = [r for r in rows if r["micro"] == micro]
+        sparsities = [r["sparsity"] for r in mine]
+        for key, label in PEERS:
+            values = [number(r[key]) for r in mine]
+            if any(v is not None for v in values):
+                axis.plot(sparsities, values, marker="o", label=label)
+        axis.set_title(f"A sparse in {micro} micro-tiles")
+        axis.set_xlabel("sparsity")
+        axis.set_yscale("log")
+        axis.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("ms (median, conversion included)")
+    axes[0].legend(fontsize=8)
+    figure.suptitle(f"C = A x B, 4096^3 fp16, {results['device']}")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main():
+    results = json.load(open(sys.argv[1]))
+    plot(results, sys.argv[2])
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
