@@ -13,6 +13,7 @@ using namespace mlir;
 
 void mlir::pit::buildCPUPipeline(OpPassManager &pm,
                                  const CPUPipelineOptions &options) {
+  addBufferizationPasses(pm);
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
   pm.addPass(createConvertPITToSCF());
   pm.addPass(createConvertLinalgToLoopsPass());

@@ -15,6 +15,7 @@ using namespace mlir;
 
 void mlir::pit::buildPTXPipeline(OpPassManager &pm,
                                  const PTXPipelineOptions &options) {
+  addBufferizationPasses(pm);
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
   ConvertPITToGPUOptions gpu;
   gpu.mmaBlockColumns = options.mmaBlockColumns;

@@ -1,13 +1,29 @@
 //===- Pipelines.cpp - Register PIT's named pipelines ---------------------===//
 
 #include "PIT/Pipelines/Pipelines.h"
+#include "PIT/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+void mlir::pit::addBufferizationPasses(OpPassManager &pm) {
+  // Function arguments become plain row-major memrefs, as the C entry points
+  // and callers pass them; a result that is an argument's buffer (a linalg
+  // op's destination, updated in place) is dropped, so that the function
+  // writes into its argument, as a memref program does. Upstream's
+  // drop-equivalent-buffer-results leaves public functions alone.
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(createPITWriteResultsIntoArguments());
+}
 
 void mlir::pit::addLowerToLLVMPasses(OpPassManager &pm) {
   // Strided metadata expands into affine.apply, so affine goes after it.
@@ -22,6 +38,12 @@ void mlir::pit::addLowerToLLVMPasses(OpPassManager &pm) {
 }
 
 void mlir::pit::registerPITPipelines() {
+  PassPipelineRegistration<>(
+      "pit-bufferize",
+      "Bufferize a program on tensors into the memref form PIT's passes take: "
+      "identity-layout memref arguments, and results written into the "
+      "arguments they alias",
+      addBufferizationPasses);
   PassPipelineRegistration<PTXPipelineOptions>(
       "pit-to-ptx",
       "Sparsify the pit.sparse-marked linalg ops, lower them to GPU kernels "

@@ -33,8 +33,10 @@ std::optional<StringRef> getDTypeName(Type type) {
 
 LogicalResult checkSignature(func::FuncOp func) {
   if (func.getNumResults() != 0)
-    return func.emitError("a C entry point cannot return values; write the "
-                          "results into output buffers");
+    return func.emitError(
+        "a C entry point cannot return values; write the results into output "
+        "arguments (on tensors, return only what updates an argument in "
+        "place, such as a linalg op's destination)");
   for (auto [number, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
     if (!memref || !memref.hasStaticShape() ||
@@ -43,7 +45,11 @@ LogicalResult checkSignature(func::FuncOp func) {
       return func.emitError("argument ")
              << number << " has type " << type
              << "; a C entry point takes statically shaped, row-major "
-                "memrefs of f16, bf16, f32, f64, i8, i32 or i64";
+                "memrefs of f16, bf16, f32, f64, i8, i32 or i64"
+             << (isa<TensorType>(type)
+                     ? " (bufferize a program on tensors first: pit-opt "
+                       "--pit-bufferize)"
+                     : "");
   }
   return success();
 }

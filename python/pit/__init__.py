@@ -2,7 +2,7 @@
 
     ctx = pit.Context()
     module = pit.Module.create(ctx)
-    with pit.Function(module, "f", [...memref types...]) as f:
+    with pit.Function(module, "f", [...tensor or memref types...]) as f:
         pit.matmul(f.builder, *f.arguments, sparse=(0, [(32, 1)]))
     library = pit.load(pit.compile(module, target="cpu"))
     library.f(a, b, c)
@@ -21,7 +21,8 @@ try:
                        PassManager, Region, Type, Value)
     from .attributes import CombinerAttr, SparseAttr
     from .builders import (Builder, Function, batch_matmul, detect, generic,
-                           mark_sparse, matmul, memref, sread, stile, swrite)
+                           mark_sparse, matmul, memref, sread, stile, swrite,
+                           tensor)
     from .compiler import compile, signatures
 except ImportError as error:
     _compiler_import_error = error

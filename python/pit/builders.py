@@ -1,5 +1,6 @@
-"""Builders for PIT programs: functions over memref arguments, linalg ops
-with an operand marked dynamically sparse, and the pit ops themselves.
+"""Builders for PIT programs: functions over tensor or memref arguments,
+linalg ops with an operand marked dynamically sparse, and the pit ops
+themselves.
 
 Every operation is created outside the IR, verified, and only then inserted,
 so that a wrong argument raises MLIRError (with MLIR's diagnostics, located
@@ -26,11 +27,20 @@ def _caller_location():
     return (frame.f_code.co_filename, frame.f_lineno, 0)
 
 
+def _element_type(context, element_type):
+    if isinstance(element_type, str):
+        return _pit.Type.parse(context, element_type)
+    return element_type
+
+
 def memref(context, shape, element_type):
     """A row-major memref type; `element_type` is a Type or its name ("f32")."""
-    if isinstance(element_type, str):
-        element_type = _pit.Type.parse(context, element_type)
-    return _pit.Type.memref(list(shape), element_type)
+    return _pit.Type.memref(list(shape), _element_type(context, element_type))
+
+
+def tensor(context, shape, element_type):
+    """A ranked tensor type; `element_type` is a Type or its name ("f32")."""
+    return _pit.Type.tensor(list(shape), _element_type(context, element_type))
 
 
 class Builder:
@@ -96,38 +106,56 @@ class Builder:
 
 
 class Function:
-    """A func.func with memref arguments, built in place:
+    """A func.func with statically shaped tensor or memref arguments, built
+    in place:
 
-        with Function(module, "f", [memref(ctx, (4, 4), "f32")]) as f:
-            matmul(f.builder, *f.arguments, ...)
+        with Function(module, "f", [tensor(ctx, (4, 4), "f32")] * 3) as f:
+            product = matmul(f.builder, *f.arguments, ...)
+            f.returns(product.results[0])
 
-    On leaving the block (or finish()), the function gets its return, is
-    verified and is added to the module; a failure raises MLIRError and
-    leaves the module without the function."""
+    On tensors, linalg ops return their results and the function returns
+    them; compiling writes each returned result into the argument it
+    updates (the linalg op's destination). On memrefs the ops write into
+    their arguments and the function returns nothing. On leaving the block
+    (or finish()), the function gets its return, is verified and is added
+    to the module; a failure raises MLIRError and leaves the module without
+    the function."""
 
     def __init__(self, module, name, argument_types):
         self.module = module
         self.context = module.context
         for number, type in enumerate(argument_types):
-            if not (type.is_memref and all(extent > 0 for extent in type.shape)):
+            if not ((type.is_memref or type.is_tensor) and
+                    all(extent > 0 for extent in type.shape)):
                 raise ValueError(
                     f"argument {number} of '{name}' has type {type}; PIT "
-                    "functions take statically shaped memrefs")
-        function_type = _pit.Type.function(self.context, list(argument_types), [])
+                    "functions take statically shaped tensors or memrefs")
+        self.argument_types = list(argument_types)
+        function_type = _pit.Type.function(self.context, self.argument_types, [])
         self.operation = _pit.Operation.create(
             self.context, "func.func",
             attributes={"sym_name": _pit.Attribute.string(self.context, name),
                         "function_type": _pit.Attribute.type(function_type)},
             num_regions=1, location=_caller_location())
-        entry = self.operation.regions[0].append_block(list(argument_types))
+        entry = self.operation.regions[0].append_block(self.argument_types)
         self.builder = Builder(self.context, entry)
         self.arguments = entry.arguments
+        self._results = []
         self._finished = False
+
+    def returns(self, *values):
+        """What the function returns (tensor functions: the results of the
+        ops that update its arguments)."""
+        self._results = list(values)
 
     def finish(self):
         if self._finished:
             return self.operation
-        self.builder.build("func.return", verify=False)
+        function_type = _pit.Type.function(
+            self.context, self.argument_types, [v.type for v in self._results])
+        self.operation.set_attribute("function_type",
+                                     _pit.Attribute.type(function_type))
+        self.builder.build("func.return", self._results, verify=False)
         self.operation.verify()
         self.module.body.append(self.operation)
         self._finished = True
@@ -166,13 +194,16 @@ def _linalg_operation(builder, name, inputs, outputs, attributes, body):
     attributes = dict(attributes)
     attributes["operandSegmentSizes"] = _pit.Attribute.dense_i32_array(
         context, [len(inputs), len(outputs)])
-    operation = builder.create(name, list(inputs) + list(outputs),
+    operands = list(inputs) + list(outputs)
+    on_tensors = all(value.type.is_tensor for value in operands)
+    if not on_tensors and not all(value.type.is_memref for value in operands):
+        raise TypeError("linalg operands must be all tensors or all memrefs, got "
+                        + ", ".join(str(value.type) for value in operands))
+    # On tensors, the op returns its updated outputs.
+    result_types = [value.type for value in outputs] if on_tensors else []
+    operation = builder.create(name, operands, result_types=result_types,
                                attributes=attributes, num_regions=1)
-    element_types = []
-    for value in list(inputs) + list(outputs):
-        if not value.type.is_memref:
-            raise TypeError(f"linalg operands must be memrefs, got {value.type}")
-        element_types.append(value.type.element_type)
+    element_types = [value.type.element_type for value in operands]
     block = operation.regions[0].append_block(element_types)
     body_builder = Builder(context, block)
     yielded = body(body_builder, *block.arguments)

@@ -54,11 +54,17 @@ def signatures(module):
         if "sym_visibility" in attributes and attributes["sym_visibility"].value != "public":
             continue
         name = attributes["sym_name"].value
-        inputs = attributes["function_type"].value.inputs
+        function_type = attributes["function_type"].value
+        inputs = function_type.inputs
         for number, type in enumerate(inputs):
             if not type.is_memref:
                 raise ValueError(f"argument {number} of '{name}' has type {type}; "
                                  "compiled functions take memrefs")
+        if function_type.results:
+            raise ValueError(
+                f"'{name}' returns a value that is not written into one of its "
+                "arguments; a compiled function returns only what updates an "
+                "argument in place (a linalg op's destination)")
         functions.append({
             "name": name,
             "args": [{"dtype": str(t.element_type), "shape": list(t.shape)}
@@ -103,7 +109,10 @@ def compile(module, target=CPU, output="shared_library", path=None,
     if not isinstance(pit_loop, int) or not isinstance(candidate, int) or candidate < 0:
         raise ValueError("pit_loop and candidate are integers (candidate >= 0)")
     module.verify()
-    signatures(module)  # refuses arguments that are not memrefs
+    # A program on tensors becomes the memref program that is compiled and
+    # called: results that update an argument are written into it.
+    module = _lower(module, "pit-bufferize")
+    signatures(module)  # refuses what a C call cannot take
     choice = f"pit-loop={pit_loop} candidate={candidate}"
 
     if target == CPU:

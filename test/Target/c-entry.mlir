@@ -34,7 +34,7 @@ func.func @dynamic(%a: memref<?x64xf32>) {
 
 // -----
 
-// expected-error @below {{a C entry point cannot return values; write the results into output buffers}}
+// expected-error @below {{a C entry point cannot return values; write the results into output arguments}}
 func.func @returns(%a: memref<4xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   %0 = memref.load %a[%c0] : memref<4xf32>

@@ -133,10 +133,34 @@ def test_wrong_builder_arguments_raise_and_leave_module_unchanged(ctx):
 
 def test_function_arguments_are_checked(ctx):
     module = pit.Module.create(ctx)
-    with pytest.raises(ValueError, match="statically shaped memrefs"):
+    with pytest.raises(ValueError, match="statically shaped tensors or memrefs"):
         pit.Function(module, "f", [pit.Type.parse(ctx, "f32")])
-    with pytest.raises(ValueError, match="statically shaped memrefs"):
+    with pytest.raises(ValueError, match="statically shaped tensors or memrefs"):
         pit.Function(module, "f", [pit.Type.parse(ctx, "memref<?x4xf32>")])
+    with pytest.raises(ValueError, match="statically shaped tensors or memrefs"):
+        pit.Function(module, "f", [pit.Type.parse(ctx, "tensor<?x4xf32>")])
+
+
+def test_tensor_function_returns_the_updated_output(ctx):
+    module = pit.Module.create(ctx)
+    types = [pit.tensor(ctx, s, "f32") for s in [(64, 128), (128, 32), (64, 32)]]
+    with pit.Function(module, "f", types) as f:
+        product = pit.matmul(f.builder, *f.arguments, sparse=(0, [(32, 1)]))
+        f.returns(product.results[0])
+    text = str(module)
+    assert "-> tensor<64x32xf32>" in text
+    assert "outs(%arg2 : tensor<64x32xf32>) -> tensor<64x32xf32>" in text
+    assert "return %0 : tensor<64x32xf32>" in text
+    module.verify()
+
+
+def test_linalg_operands_are_all_tensors_or_all_memrefs(ctx):
+    module = pit.Module.create(ctx)
+    types = [pit.tensor(ctx, (4, 4), "f32"), pit.memref(ctx, (4, 4), "f32"),
+             pit.memref(ctx, (4, 4), "f32")]
+    with pit.Function(module, "f", types) as f:
+        with pytest.raises(TypeError, match="all tensors or all memrefs"):
+            pit.matmul(f.builder, *f.arguments)
 
 
 def test_a_function_that_fails_to_verify_is_not_added(ctx):

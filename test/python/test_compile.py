@@ -84,3 +84,19 @@ def test_functions_must_take_memrefs(ctx):
     module = pit.Module.parse(ctx, "func.func @f(%x: f32) {\n  return\n}")
     with pytest.raises(ValueError, match="argument 0 of 'f' has type f32"):
         pit.compile(module)
+
+
+def test_a_result_that_is_a_new_tensor_is_refused(ctx):
+    # The product goes into a new tensor, not into an argument: a C call has
+    # nowhere to put it.
+    module = pit.Module.parse(ctx, """
+func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x4xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}""")
+    with pytest.raises(ValueError, match="'f' returns a value that is not written "
+                                         "into one of its arguments"):
+        pit.compile(module)

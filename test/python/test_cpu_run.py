@@ -36,6 +36,23 @@ def test_matmul_against_numpy(matmul_libraries, rng, micro_tile):
             assert relative_error(c, expected) < 1e-5, (micro_tile, sparsity)
 
 
+def test_tensor_function_writes_its_result_into_the_output(ctx, rng):
+    # On tensors the function returns the updated C; compiled, it writes it
+    # into the argument C, as the memref form does.
+    module = pit.Module.create(ctx)
+    types = [pit.tensor(ctx, s, "f32") for s in [(64, 128), (128, 32), (64, 32)]]
+    with pit.Function(module, "sparse_matmul", types) as f:
+        product = pit.matmul(f.builder, *f.arguments, sparse=(0, [(32, 1)]))
+        f.returns(product.results[0])
+    library = pit.load(pit.compile(module))
+    for sparsity in SPARSITIES:
+        a = sparsify(rng, uniform(rng, 64, 128), (32, 1), sparsity)
+        b, c = uniform(rng, 128, 32), uniform(rng, 64, 32)
+        expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+        library.sparse_matmul(a, b, c)
+        assert relative_error(c, expected) < 1e-5, sparsity
+
+
 def test_integer_matmul_is_exact(ctx, rng):
     library = pit.load(pit.compile(build_matmul(ctx, dtype="i32", micro_tiles=[(32, 1)])))
     for sparsity in SPARSITIES:

@@ -71,6 +71,12 @@ void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
 /// everything to the LLVM dialect, ready for mlir-runner or mlir-translate.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
+/// pit-bufferize: tensors to memrefs (one-shot bufferization across function
+/// boundaries, identity layouts), then results that are one of the
+/// function's arguments dropped. Both pipelines start with it; on a program
+/// already on memrefs it changes nothing.
+void addBufferizationPasses(OpPassManager &pm);
+
 /// The lowering to the LLVM dialect that the pipelines share, once their own
 /// dialects are gone: memrefs, arith, index, control flow and functions.
 void addLowerToLLVMPasses(OpPassManager &pm);

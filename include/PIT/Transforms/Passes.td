@@ -88,4 +88,34 @@ def PITSparsify : Pass<"pit-sparsify"> {
   ];
 }
 
+def PITWriteResultsIntoArguments
+    : Pass<"pit-write-results-into-arguments", "ModuleOp"> {
+  let summary = "Drops function results that are one of the function's "
+                "memref arguments";
+  let description = [{
+    After bufferization, a function on tensors that returns what its linalg
+    ops updated in place returns its own argument buffers:
+
+    ```
+    func.func @f(%a: memref<4x4xf32>, %c: memref<4x4xf32>) -> memref<4x4xf32> {
+      linalg.matmul ins(...) outs(%c : memref<4x4xf32>)
+      return %c : memref<4x4xf32>
+    }
+    ```
+
+    Such a result is already written into the argument; this pass drops it,
+    so that the function has the signature that PIT's C entry points and
+    callers use (every buffer an argument, no results), and updates the
+    calls in the module. Unlike upstream's `drop-equivalent-buffer-results`,
+    it also changes public functions: their signature is PIT's calling
+    convention.
+
+    Matches: results of `func.func` bodies that are a block argument of the
+    function (through `memref.cast`s).
+    Leaves alone: other results (a new buffer stays a result, and the C
+    entry point generator refuses it with a message), external functions,
+    functions with several returns.
+  }];
+}
+
 #endif // PIT_TRANSFORMS_PASSES_TD
