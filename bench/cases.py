@@ -42,7 +42,7 @@ def sources():
     """(name, mlir text, pit_loop) of every kernel to compile."""
     out = []
     for name, dtype, micro, loop, _ in matmul_cases():
-        out.append((name, kernels.MATMUL.format(
+        out.append((name, kernels.MATMUL_CLEARED.format(
             m=SIZE, n=SIZE, k=SIZE, t=dtype, mt=micro), loop))
     for name, k, micro, loop in sddmm_cases():
         out.append((name, kernels.SDDMM.format(
@@ -69,7 +69,7 @@ def variant_sources():
     for name, dtype, micro, loop, _ in matmul_cases():
         if dtype != "f16":
             continue
-        text = kernels.MATMUL.format(m=SIZE, n=SIZE, k=SIZE, t=dtype, mt=micro)
+        text = kernels.MATMUL_CLEARED.format(m=SIZE, n=SIZE, k=SIZE, t=dtype, mt=micro)
         for variant in VARIANTS:
             out.append((variant_name(name, variant), text, loop, variant))
     return out

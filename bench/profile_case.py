@@ -1,11 +1,20 @@
-"""One call of a compiled benchmark kernel, for a profiler to look at:
+"""One compiled benchmark kernel, called for a profiler or for a breakdown
+of where a call's time goes:
 
-    ncu --launch-skip 2 --launch-count 1 python3 bench/profile_case.py \\
-        build/bench/matmul_f16_32x64.so 32x64 0.5
+    ncu --kernel-name kernel_kernel --launch-skip 2 --launch-count 1 \\
+        python3 bench/profile_case.py build/bench/matmul_f16_32x64.so 32x64 0.5
+    python3 bench/profile_case.py build/bench/matmul_f16_32x64.so 32x64 0.99 --breakdown
 
-(launches of one call: clear the counts, detect, the STile)."""
+(launches of one call: clear the counts, detect, the STile). --breakdown
+prints, in ms, medians over back-to-back calls: the whole call from Python;
+a refused call (Python, ctypes and the entry's checks, no GPU work); the
+device time of the call's kernels and the span from its first kernel's start
+to its last kernel's end (profiler)."""
 
+import argparse
+import statistics
 import sys
+import time
 
 import torch
 
@@ -13,17 +22,65 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 import cases  # noqa: E402,F401  (puts the shared helpers on the path)
 from compiled_library import Kernel, sparsify  # noqa: E402
 
+CALLS = 200
+
+
+def wall_ms(fn):
+    times = []
+    for _ in range(CALLS):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def breakdown(kernel, a, b, c):
+    call = wall_ms(lambda: kernel(a, b, c))
+    wrong = b[: b.shape[0] // 2]
+
+    def refused():
+        try:
+            kernel(a, wrong, c)
+        except RuntimeError:
+            pass
+    refused_ms = wall_ms(refused)
+    with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        for _ in range(20):
+            kernel(a, b, c)
+        torch.cuda.synchronize()
+    kernels = sorted((e for e in profile.events()
+                      if e.device_type == torch.autograd.DeviceType.CUDA),
+                     key=lambda e: e.time_range.start)
+    per_call = len(kernels) // 20
+    calls = [kernels[i * per_call:(i + 1) * per_call] for i in range(20)]
+    busy = statistics.median(sum(k.time_range.elapsed_us() for k in ks) / 1e3
+                             for ks in calls)
+    span = statistics.median((ks[-1].time_range.end - ks[0].time_range.start) / 1e3
+                             for ks in calls)
+    print(f"call {call:.3f}  refused call {refused_ms:.3f}  kernels {busy:.3f}  "
+          f"first-to-last kernel {span:.3f}  ({per_call} kernels a call)")
+
 
 def main():
-    path, micro_text, sparsity = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("library")
+    parser.add_argument("micro")
+    parser.add_argument("sparsity", type=float)
+    parser.add_argument("--breakdown", action="store_true")
+    options = parser.parse_args()
     n = cases.SIZE
-    micro = [int(e) for e in micro_text.split("x")]
-    a = sparsify((torch.rand(n, n, device="cuda") * 2 - 1).half(), micro, sparsity)
+    micro = [int(e) for e in options.micro.split("x")]
+    a = sparsify((torch.rand(n, n, device="cuda") * 2 - 1).half(), micro,
+                 options.sparsity)
     b = (torch.rand(n, n, device="cuda") * 2 - 1).half()
     c = torch.zeros(n, n, device="cuda")
     torch.cuda.synchronize()
-    Kernel(path)(a, b, c)
+    kernel = Kernel(options.library)
+    kernel(a, b, c)
     torch.cuda.synchronize()
+    if options.breakdown:
+        breakdown(kernel, a, b, c)
 
 
 if __name__ == "__main__":

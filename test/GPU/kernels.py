@@ -9,6 +9,16 @@ MATMUL = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, 
 }}
 """
 
+# C = A x B: C cleared first, so the STile's write overwrites it.
+MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}xf32>) {{
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<{m}x{n}xf32>)
+  linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
+      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%c : memref<{m}x{n}xf32>)
+  return
+}}
+"""
+
 BATCH_MATMUL = """func.func @kernel(%a: memref<{b}x{m}x{k}x{t}>, %b: memref<{b}x{k}x{n}x{t}>, %c: memref<{b}x{m}x{n}xf32>) {{
   linalg.batch_matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
       ins(%a, %b : memref<{b}x{m}x{k}x{t}>, memref<{b}x{k}x{n}x{t}>) outs(%c : memref<{b}x{m}x{n}xf32>)
@@ -47,6 +57,8 @@ def cases():
                     dict(m=256, n=128, k=256, t="f16", mt=mt), loop, False))
     out.append(("small_matmul_bf16_256_16x16_2", MATMUL,
                 dict(m=256, n=128, k=256, t="bf16", mt="16x16"), 2, False))
+    out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,
+                dict(m=256, n=512, k=256, t="f16", mt="32x1"), 2, False))
     out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
                 dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,
@@ -55,6 +67,8 @@ def cases():
         for loop, axis in [(2, "k"), (0, "m")]:
             out.append((f"matmul_4096_{mt}_{axis}", MATMUL,
                         dict(m=4096, n=4096, k=4096, t="f16", mt=mt), loop, False))
+    out.append(("matmul_cleared_4096_32x64_k", MATMUL_CLEARED,
+                dict(m=4096, n=4096, k=4096, t="f16", mt="32x64"), 2, False))
     out.append(("matmul_bf16_4096_32x1_k", MATMUL,
                 dict(m=4096, n=4096, k=4096, t="bf16", mt="32x1"), 2, False))
     out.append(("matmul_bf16_4096_32x64_k", MATMUL,

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -40,7 +41,32 @@ struct MatmulTile {
   int64_t microK, microM;
   /// Shared-memory stages of the gather along k.
   int64_t stages;
+  /// Whether C only holds zeros from a fill just before the STile, so that
+  /// the kernel stores its tile instead of adding it (gather along k only:
+  /// there a block owns its tile).
+  bool overwrite = false;
+  linalg::FillOp zeroFill;
 };
+
+/// The linalg.fill that last wrote zeros into `c` before `op`, when nothing
+/// between them touches `c`: PIT's own index allocations and detection are
+/// the only ops allowed in between.
+linalg::FillOp findZeroFillBefore(STileOp op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.getOutputs()[0] != c)
+        return nullptr;
+      if (!matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+        return nullptr;
+      return fill;
+    }
+    bool unrelated = isa<memref::AllocOp, DetectOp, arith::ConstantOp>(prev) &&
+                     !llvm::is_contained(prev->getOperands(), c);
+    if (!unrelated)
+      return nullptr;
+  }
+  return nullptr;
+}
 
 /// Recognises the body pit-sparsify writes for a matmul gathered along k
 /// (A's columns with B's rows) or along m (A's rows, scattered into C).
@@ -205,12 +231,16 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
   }
   SmallVector<Value> acc = mma.accumulateChunks(numChunks, fill);
 
-  // SWrite: the block owns its output tile; add it into C.
+  // SWrite: the block owns its output tile (all of k, every block runs, an
+  // empty segment too); it adds it into C, or stores it where C was only
+  // cleared before (the clearing is then folded away).
   mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
     SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
-    Value old = memref::LoadOp::create(b, loc, t.c, indices);
-    memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, value),
-                            t.c, indices);
+    if (!t.overwrite) {
+      Value old = memref::LoadOp::create(b, loc, t.c, indices);
+      value = arith::AddFOp::create(b, loc, old, value);
+    }
+    memref::StoreOp::create(b, loc, value, t.c, indices);
   });
 }
 
@@ -282,7 +312,13 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
   FailureOr<MatmulTile> matched = matchMatmulTile(op, options);
   if (failed(matched))
     return failure();
+  if (!matched->alongM && matched->c != matched->a && matched->c != matched->b) {
+    matched->zeroFill = findZeroFillBefore(op, matched->c);
+    matched->overwrite = bool(matched->zeroFill);
+  }
   rewriter.setInsertionPoint(op);
+  if (matched->overwrite)
+    rewriter.eraseOp(matched->zeroFill);
   if (matched->alongM)
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);
   else

@@ -281,3 +281,43 @@ func.func @sddmm_mask_squared(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %m
   }
   return
 }
+
+// -----
+
+// C = A x B: C is only cleared before the STile, and a block owns its tile,
+// so the clearing folds into the kernel: the block stores its tile instead
+// of adding it (no fill kernel, no load of C).
+// CHECK-LABEL: func @matmul_f16_cleared
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.mma.sync
+// CHECK-NOT: memref.load %{{.+}} : memref<256x512xf32>
+// CHECK:   memref.store %{{.+}}, %{{.+}} : memref<256x512xf32>
+// CHECK: return
+// THREADS-LABEL: func @matmul_f16_cleared
+// NO-TC-LABEL: func @matmul_f16_cleared
+func.func @matmul_f16_cleared(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x512xf32>)
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
+  return
+}
+
+// -----
+
+// Cleared with something else than zeros: the fill stays, the tile is added.
+// CHECK-LABEL: func @matmul_f16_filled_with_ones
+// CHECK: gpu.launch
+// CHECK: nvgpu.mma.sync
+// CHECK: memref.load %{{.+}} : memref<256x512xf32>
+// CHECK: arith.addf
+// THREADS-LABEL: func @matmul_f16_filled_with_ones
+// NO-TC-LABEL: func @matmul_f16_filled_with_ones
+func.func @matmul_f16_filled_with_ones(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<256x512xf32>)
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
+  return
+}
