@@ -179,30 +179,25 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
 
 /// The stream the caller lent (pitCudaSetStream), or null.
 thread_local CUstream lentStream = nullptr;
-/// The stream the runtime made for the thread, kept between calls: creating
-/// a stream per call costs more than a small kernel. It is a blocking
-/// stream, so that it is ordered with work on the legacy default stream
-/// (where torch and most callers put theirs unless they say otherwise).
-thread_local CUstream ownStream = nullptr;
 
 PIT_EXPORT void pitCudaSetStream(void *stream) {
   lentStream = static_cast<CUstream>(stream);
 }
 
+/// Without a lent stream, calls run on the legacy default stream, where
+/// torch and most callers put their work unless they say otherwise: ordered
+/// with that work, and with no stream of the runtime's own to create or to
+/// wait on.
 PIT_EXPORT CUstream mgpuStreamCreate() {
   if (!ready())
     return nullptr;
-  if (lentStream)
-    return lentStream;
-  if (!ownStream)
-    PIT_CHECK(cuStreamCreate(&ownStream, CU_STREAM_DEFAULT));
-  return ownStream;
+  return lentStream ? lentStream : CU_STREAM_LEGACY;
 }
 
 PIT_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  // The lent stream is the caller's, the thread's own one is kept for the
-  // next call; anything else came from elsewhere and is released.
-  if (stream && stream != lentStream && stream != ownStream)
+  // The lent stream is the caller's and the legacy one the driver's; a
+  // stream from elsewhere is released.
+  if (stream && stream != lentStream && stream != CU_STREAM_LEGACY)
     checkRelease(cuStreamDestroy(stream), "cuStreamDestroy(stream)");
 }
 

@@ -29,10 +29,9 @@ const char *pitCudaDeviceName(void);
 
 /// Runs the calling thread's following PIT calls on `stream` (a CUstream, for
 /// instance torch.cuda.current_stream().cuda_stream), so that they are
-/// ordered with the caller's own work. Null goes back to the runtime's own
-/// stream, which is ordered with the legacy default stream (torch's default
-/// stream is that one, with handle 0). Each call still waits for its work to
-/// finish before it returns.
+/// ordered with the caller's own work. Null goes back to the legacy default
+/// stream (torch's default stream is that one, with handle 0). Each call
+/// still waits for its work to finish before it returns.
 void pitCudaSetStream(void *stream);
 
 #ifdef __cplusplus

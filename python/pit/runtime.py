@@ -174,8 +174,8 @@ class Function:
             tensors[number].shape = shapes[-1]
         # On torch's current stream, the call is ordered after torch's pending
         # work on the inputs without waiting for the whole device (handle 0,
-        # torch's default stream, is the runtime's own stream, which is
-        # ordered with it). Raw pointers run on the runtime's own stream.
+        # torch's default stream, means the legacy default stream, which the
+        # runtime uses when none is lent). Raw pointers run on that one too.
         self._set_stream(torch_stream)
         if self._entry(tensors, len(values)):
             raise CallError(self._last_error().decode())

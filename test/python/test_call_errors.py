@@ -121,7 +121,7 @@ def test_gpu_call_passes_device_pointers(gpu_stub):
     library.scale(pit.DevicePointer(0x10000, (8, 16), "bf16"))
     assert list((ctypes.c_int64 * 2).in_dll(raw, "seen_shape")) == [8, 16]
     assert ctypes.c_int32.in_dll(raw, "seen_dtype").value == 1  # PIT_BF16
-    # Raw pointers run on the runtime's own stream (none lent).
+    # Raw pointers run on the legacy default stream (none lent).
     assert ctypes.c_void_p.in_dll(raw, "lent_stream").value is None
 
 
