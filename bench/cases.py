@@ -10,7 +10,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "test" /
 import kernels  # noqa: E402
 
 SIZE = 4096
-SPARSITIES = [0.5, 0.9, 0.95, 0.99]
+SPARSITIES = [0.0, 0.5, 0.9, 0.95, 0.99]
 # Micro-tiles of A, with the loop PIT gathers along (2 = k, 0 = m) and the
 # block size Triton's BSR kernels get (they need blocks of at least 16).
 MATMUL_GRANULARITIES = [
