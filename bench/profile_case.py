@@ -1,11 +1,12 @@
 """One compiled benchmark kernel, called for a profiler or for a breakdown
 of where a call's time goes:
 
-    ncu --kernel-name kernel_kernel --launch-skip 2 --launch-count 1 \\
+    ncu --kernel-name kernel_kernel --launch-skip 1 --launch-count 1 \\
         python3 bench/profile_case.py build/bench/matmul_f16_32x64.so 32x64 0.5
     python3 bench/profile_case.py build/bench/matmul_f16_32x64.so 32x64 0.99 --breakdown
 
-(launches of one call: clear the counts, detect, the STile). --breakdown
+(kernels of one call: detect, the STile; the counts are cleared with a
+memset, so --launch-skip 1 picks the STile). --breakdown
 prints, in ms, medians over back-to-back calls: the whole call from Python;
 a refused call (Python, ctypes and the entry's checks, no GPU work); the
 device time of the call's kernels and the span from its first kernel's start

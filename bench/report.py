@@ -35,8 +35,8 @@ def table(results):
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["matmul"]:
         peers = [row[k] for k in ("cublas", "cusparse", "triton") if number(row[k])]
-        # The last three kernels: clear the counts, scan, the STile (1x64
-        # clears C first).
+        # The last three pieces of device work: clear the counts (memset),
+        # scan, the STile (1x64 clears C first).
         detection = row["pit_kernels"][-3] + row["pit_kernels"][-2]
         lines.append(
             f"| {row['dtype']} | {row['micro']} | {row['sparsity']:.2f} | {ms(row['pit'])} "

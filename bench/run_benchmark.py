@@ -115,7 +115,8 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     row = {"case": name, "dtype": dtype_name, "micro": micro_text,
            "sparsity": sparsity, "error": error}
     row["pit"] = median_ms(lambda a: kernel(a, b, c), inputs, reps)
-    # Kernels in launch order: clear the counts, detect, the STile.
+    # Device work in launch order: clear the counts (memset), detect, the
+    # STile; gathered along m, a memset clearing C comes first.
     row["pit_kernels"] = kernel_times(lambda a: kernel(a, b, c), inputs[1])
     if dtype_name not in cublas_cache:
         cublas_cache[dtype_name] = median_ms(lambda a: torch.matmul(a, b),

@@ -3,10 +3,10 @@
 // RUN: FileCheck %s < %t
 // The STile of an f16 matmul gathers with cp.async into shared memory and
 // multiplies with mma.sync (each checked on its own: code layout varies).
-// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=CP-ASYNC
-// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=WAIT
-// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=BARRIER
-// RUN: grep 'gpu.binary @sparse_matmul_kernel_1' %t | FileCheck %s --check-prefix=MMA
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_0' %t | FileCheck %s --check-prefix=CP-ASYNC
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_0' %t | FileCheck %s --check-prefix=WAIT
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_0' %t | FileCheck %s --check-prefix=BARRIER
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_0' %t | FileCheck %s --check-prefix=MMA
 // bf16 goes to the tensor cores too.
 // RUN: sed 's/xf16>/xbf16>/g' %s | pit-opt --pit-to-ptx="chip=sm_90" | FileCheck %s --check-prefix=BF16
 // RUN: pit-opt %s --pit-to-ptx="chip=sm_80" | FileCheck %s --check-prefix=SM80
@@ -14,15 +14,15 @@
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_90 format=bin" | FileCheck %s --check-prefix=CUBIN %}
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_80 format=bin" | FileCheck %s --check-prefix=CUBIN %}
 
-// The host code calls the kernels through the runtime.
+// The host code calls the kernels through the runtime; the counts are
+// cleared with a memset.
 // CHECK: llvm.func @sparse_matmul
+// CHECK: llvm.call @mgpuMemset32
 // CHECK: gpu.launch_func
-// Three kernels: clear the counts, detect, the STile.
+// Two kernels: detect, the STile.
 // CHECK: gpu.binary @sparse_matmul_kernel [#gpu.object<#nvvm.target<chip = "sm_90">, {{.*}}assembly = "{{.*}}.target sm_90
-// CHECK-SAME: st.global.b32
-// CHECK: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_90">
 // CHECK-SAME: atom.global.add.u32
-// CHECK: gpu.binary @sparse_matmul_kernel_1 [#gpu.object<#nvvm.target<chip = "sm_90">
+// CHECK: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_90">
 // CP-ASYNC: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
 // WAIT: cp.async.wait_group
 // BARRIER: bar.sync
@@ -30,7 +30,7 @@
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM80: .target sm_80
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CUBIN: gpu.binary @sparse_matmul_kernel_1 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0">, {{.*}}bin = "
+// CUBIN: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0">, {{.*}}bin = "
 func.func @sparse_matmul(%a: memref<128x256xf16>, %b: memref<256x64xf16>, %c: memref<128x64xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
       ins(%a, %b : memref<128x256xf16>, memref<256x64xf16>) outs(%c : memref<128x64xf32>)

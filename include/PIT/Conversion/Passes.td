@@ -39,8 +39,9 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     kernels (`gpu.launch`, outlined later into `gpu.launch_func`). The
     function's buffers are device buffers.
 
-    * `pit.detect` becomes two kernels: one clears the counts, the other
-      scans the tensor once and claims the slots of the non-zero micro-tiles
+    * `pit.detect` becomes a `gpu.memset` that clears the counts and a
+      kernel that scans the tensor once and claims the slots of the non-zero
+      micro-tiles
       of each segment with atomic adds (a 2-D tensor with rows of whole
       16-byte vectors is read with coalesced 16-byte loads, a column of
       vectors per thread; otherwise a thread scans each micro-tile). The
@@ -52,7 +53,8 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       `pit.swrite` are spread over the block's threads, with barriers
       between them, and combined writes are atomic.
     * `memref.alloc`/`memref.dealloc` of the host code become `gpu.alloc`/
-      `gpu.dealloc`, and `linalg` ops left in it become grid-stride kernels.
+      `gpu.dealloc`; a `linalg.fill` of 16- or 32-bit elements left in it
+      becomes a `gpu.memset`, other `linalg` ops grid-stride kernels.
 
     That SIMT lowering is correct for any body and element type. An STile
     whose body is the tile of an f16 or bf16 matmul or batch matmul with f32

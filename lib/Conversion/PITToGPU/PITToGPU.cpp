@@ -180,20 +180,10 @@ LogicalResult lowerDetect(RewriterBase &rewriter, DetectOp op,
     grid.push_back(extent / microTile[dim]);
     numTiles *= grid.back();
   }
-  int64_t numSegments = op.getCounts().getType().getDimSize(0);
 
-  // Clear the counts.
-  {
-    OpBuilder::InsertionGuard guard(b);
-    gpu::LaunchOp launch =
-        createLaunch(b, loc, ceilDiv(numSegments, blockSize), blockSize);
-    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
-    buildStridedLoops(
-        b, loc, {constantIndex(b, loc, numSegments)}, gridThreads(b, loc, launch),
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          memref::StoreOp::create(b, loc, zero, op.getCounts(), ivs);
-        });
-  }
+  // Clear the counts: a memset on the stream, no kernel to launch.
+  gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{},
+                        op.getCounts(), arith::ConstantIntOp::create(b, loc, 0, 32));
 
   // 16-byte loads where the shapes allow; otherwise one thread per
   // micro-tile scans it, and if it holds a non-zero, claims a slot in its
@@ -379,6 +369,19 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
 
 /// The function's buffers are device buffers: its allocations go to the
 /// device, and the linalg ops it still has run as grid-stride kernels.
+/// Whether `op` fills a whole contiguous buffer with one 16- or 32-bit
+/// value, which gpu.memset does.
+bool isMemsetFill(Operation *op) {
+  auto fill = dyn_cast<linalg::FillOp>(op);
+  if (!fill || !fill.hasPureBufferSemantics())
+    return false;
+  auto type = dyn_cast<MemRefType>(fill.getOutputs()[0].getType());
+  Type element = type ? type.getElementType() : Type();
+  return type && type.getLayout().isIdentity() && element.isIntOrFloat() &&
+         (element.getIntOrFloatBitWidth() == 32 ||
+          element.getIntOrFloatBitWidth() == 16);
+}
+
 void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
                    int64_t blockSize) {
   SmallVector<Operation *> hostOps;
@@ -400,6 +403,13 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
       gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(),
                              ValueRange{}, dealloc.getMemref());
       rewriter.eraseOp(dealloc);
+    } else if (isMemsetFill(op)) {
+      // A fill of 16- or 32-bit elements (the clearing of an output) is a
+      // memset on the stream: no kernel, at copy-engine bandwidth.
+      auto fill = cast<linalg::FillOp>(op);
+      gpu::MemsetOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                            fill.getOutputs()[0], fill.getInputs()[0]);
+      rewriter.eraseOp(fill);
     } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       int64_t points = 1;
       for (int64_t range : linalgOp.getStaticLoopRanges())

@@ -7,12 +7,11 @@
 // The index lives on the device.
 // CHECK: %[[COUNTS:.+]] = gpu.alloc () : memref<4xi32>
 // CHECK: %[[POS:.+]] = gpu.alloc () : memref<4x256xi32>
-// Detection: clear the counts, then a thread per column of 16-byte vectors
-// of a band of 32 rows (4 bands x 64 vectors: 2 blocks of 128 threads) ORs
-// its 32 vectors, and claims the slots of its 4 micro-tiles (one per lane)
-// with one atomic add, then fills them in turn.
-// CHECK: gpu.launch
-// CHECK:   memref.store %{{.+}}, %[[COUNTS]]
+// Detection: clear the counts (a memset), then a thread per column of
+// 16-byte vectors of a band of 32 rows (4 bands x 64 vectors: 2 blocks of
+// 128 threads) ORs its 32 vectors, and claims the slots of its 4
+// micro-tiles (one per lane) with one atomic add, then fills them in turn.
+// CHECK: gpu.memset %[[COUNTS]], %{{.+}} : memref<4xi32>, i32
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
 // CHECK-COUNT-32: vector.load %{{.+}} {alignment = 16 : i64} : memref<128x256xf32>, vector<4xf32>
 // CHECK:   vector.extract
@@ -55,11 +54,10 @@ func.func @matmul(%a: memref<128x256xf32>, %b: memref<256x64xf32>, %c: memref<12
 
 // -----
 
-// The output is cleared on the device before the gathered tiles are
-// scattered back (each element once: no atomics).
+// The output is cleared on the device (a memset) before the gathered tiles
+// are scattered back (each element once: no atomics).
 // CHECK-LABEL: func @elementwise_mul
-// CHECK: gpu.launch
-// CHECK:   memref.store %{{.+}}, %{{.+}} : memref<128x64xf32>
+// CHECK: gpu.memset %{{.+}}, %{{.+}} : memref<128x64xf32>, f32
 // CHECK: gpu.launch
 // CHECK-NOT: atomic_rmw
 // CHECK: return
