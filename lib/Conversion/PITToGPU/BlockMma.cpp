@@ -60,11 +60,15 @@ static Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment,
 }
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-                   int64_t numBlocks, int64_t stages)
-    : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages) {
+                   int64_t numBlocks, int64_t stages, bool aKMajor)
+    : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
+      aKMajor(aKMajor) {
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
-  auto sharedA = MemRefType::get({stages, shape.m, shape.k}, shape.inputType,
+  SmallVector<int64_t> aShape =
+      aKMajor ? SmallVector<int64_t>{stages, shape.k, shape.m}
+              : SmallVector<int64_t>{stages, shape.m, shape.k};
+  auto sharedA = MemRefType::get(aShape, shape.inputType,
                                  MemRefLayoutAttrInterface(), workgroup);
   auto sharedB = MemRefType::get({stages, shape.k, shape.n}, shape.inputType,
                                  MemRefLayoutAttrInterface(), workgroup);
@@ -298,6 +302,19 @@ void BlockMma::forEachAccumulator(
 }
 
 Value BlockMma::fragmentA(Value stage, int64_t ms, int64_t k16) {
+  if (aKMajor) {
+    // sA is k x m: transposed 8x8 loads. The matrices a0..a3 are (m 0-7,
+    // k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15): lanes
+    // 8i..8i+7 address the 8 k rows of matrix i at its first m.
+    Value kRow = k.add(k.add(k.rem(lane, 8), k.mul(k.div(lane, 16), k.index(8))),
+                       k.index(k16 * 16));
+    Value mColumn = k.add(k.mul(k.rem(k.div(lane, 8), 2), k.index(8)),
+                          k.index(ms * 16));
+    return nvgpu::LdMatrixOp::create(
+        b, loc, VectorType::get({4, 2}, shape.inputType), sA,
+        sharedIndices(sA, stage, kRow, mColumn), b.getBoolAttr(true),
+        b.getI32IntegerAttr(4));
+  }
   // Lanes 0-15 address rows 0-15 at k 0, lanes 16-31 the same rows at k 8:
   // the four 8x8 matrices come back as the registers a0..a3.
   Value row = k.add(k.rem(lane, 16), k.index(ms * 16));
@@ -347,6 +364,10 @@ std::pair<Value, Value> mlir::pit::gatheredCoordinate(KernelBuilder &k,
   Value position = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       memref::LoadOp::create(b, loc, positions, ValueRange{segment, clamped}));
+  // Past the count the index holds whatever the buffer held before (the
+  // allocator reuses memory): position 0 keeps the address in bounds for
+  // the loads that padding still issues.
+  position = arith::SelectOp::create(b, loc, valid, position, k.index(0));
   return {k.add(k.mul(position, k.index(micro)), within), valid};
 }
 

@@ -45,8 +45,9 @@ struct MmaTileShape {
 };
 
 /// A launch of `numBlocks` blocks of 4 warps, with `stages` copies of the
-/// shared tiles sA (m x k) and sB (k x n) so that the copies of one chunk of
-/// k overlap the multiplication of the one before, and the builders of the
+/// shared tiles sA (m x k, or k x m when `aKMajor`: for an A whose columns
+/// are contiguous) and sB (k x n) so that the copies of one chunk of k
+/// overlap the multiplication of the one before, and the builders of the
 /// kernel's phases.
 ///
 /// The shared tiles are stored swizzled: the 16-byte pieces of a row are
@@ -61,7 +62,7 @@ struct MmaTileShape {
 class BlockMma {
 public:
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-           int64_t numBlocks, int64_t stages = 1);
+           int64_t numBlocks, int64_t stages = 1, bool aKMajor = false);
 
   /// The indices of element (row, column) of stage `stage` of a shared tile
   /// (sA or sB), swizzled.
@@ -140,12 +141,13 @@ private:
   KernelBuilder k;
   MmaTileShape shape;
   int64_t stages;
+  bool aKMajor;
   Value lane, group, inGroup, warpColumn;
 };
 
 /// Where compacted coordinate `c` of `segment` lives along the gathered
 /// dimension: through the index, with the slot clamped so that padding never
-/// reads past the index row. Returns the coordinate and whether the element
+/// reads past the index row, and position 0 for padding. Returns the coordinate and whether the element
 /// is real (its slot is below `count`).
 std::pair<Value, Value> gatheredCoordinate(KernelBuilder &k, Value positions,
                                            Value segment, Value count, Value c,

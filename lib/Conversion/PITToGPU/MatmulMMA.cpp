@@ -16,6 +16,7 @@
 
 #include "BlockMma.h"
 #include "STileBody.h"
+#include "VectorDetection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -46,7 +47,19 @@ struct MatmulTile {
   /// there a block owns its tile).
   bool overwrite = false;
   linalg::FillOp zeroFill;
+  /// A compacted copy of A's non-zero micro-tiles (memref<segments x
+  /// capacity x microM>), which the detection writes, or null.
+  Value compactedA;
 };
+
+/// The pit.detect before `op` that fills `positions`, or null.
+DetectOp findDetect(STileOp op, Value positions) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
+    if (auto detect = dyn_cast<DetectOp>(prev))
+      if (detect.getPositions() == positions)
+        return detect;
+  return nullptr;
+}
 
 /// The linalg.fill that last wrote zeros into `c` before `op`, when nothing
 /// between them touches `c`: PIT's own index allocations and detection are
@@ -171,7 +184,8 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
   int64_t m = op.getDomain()[lead], n = op.getDomain()[lead + 1];
   int64_t capacity = op.getDomain()[lead + 2] / t.microK;
   int64_t nTiles = n / s.n;
-  BlockMma mma(b, loc, s, op.getNumSegments() * nTiles, t.stages);
+  BlockMma mma(b, loc, s, op.getNumSegments() * nTiles, t.stages,
+               /*aKMajor=*/bool(t.compactedA));
 
   Value segment = k.div(mma.blockId, nTiles);
   // Segments are numbered (batch, row block), row-major, as pit.detect does.
@@ -199,6 +213,21 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
       mma.copy(mma.sB, stage, row, column, t.b, at(source, k.add(n0, column)),
                valid);
     });
+    // A from the compacted copy: micro-tile `slot` of the segment holds
+    // A's rows m0.. of gathered column `slot`, contiguous: 16-byte copies of
+    // 8 rows into the k-major tile.
+    if (t.compactedA) {
+      mma.spread(s.k * s.m / kVector, [&](Value v) {
+        Value kk = k.div(v, s.m / kVector);
+        Value row = k.mul(k.rem(v, s.m / kVector), k.index(kVector));
+        Value slot = k.add(k0, kk);
+        Value clamped =
+            arith::MinUIOp::create(b, loc, slot, k.index(capacity - 1));
+        mma.copy(mma.sA, stage, kk, row, t.compactedA,
+                 {segment, clamped, row}, k.ult(slot, count));
+      });
+      return;
+    }
     // A: 16-byte copies when a micro-tile row holds whole vectors.
     if (t.microK % kVector != 0)
       return;
@@ -225,7 +254,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
     mma.storePieces(mma.sA, stage, pieces);
   };
   BlockMma::ChunkFill fill{issue};
-  if (t.microK % kVector != 0) {
+  if (t.microK % kVector != 0 && !t.compactedA) {
     fill.load = load;
     fill.store = store;
   }
@@ -308,10 +337,29 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
 
 LogicalResult
 mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
-                                 const MmaKernelOptions &options) {
+                                 const MmaKernelOptions &options,
+                                 SmallVectorImpl<CompactedCopy> &copies) {
   FailureOr<MatmulTile> matched = matchMatmulTile(op, options);
   if (failed(matched))
     return failure();
+  // Single-column micro-tiles of A (32x1): read a compacted copy that the
+  // detection writes, when this STile's detection scans A itself.
+  DetectOp detect = findDetect(op, matched->positions);
+  if (!matched->alongM && !matched->batched && matched->microK == 1 &&
+      detect && detect.getSource() == matched->a &&
+      canWriteCompactedCopy(detect) &&
+      detect.getMicroTile()[0] == matched->shape.m) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(detect);
+    auto positionsType = cast<MemRefType>(matched->positions.getType());
+    auto copyType = MemRefType::get(
+        {positionsType.getDimSize(0), positionsType.getDimSize(1),
+         matched->shape.m},
+        matched->shape.inputType);
+    matched->compactedA =
+        memref::AllocOp::create(rewriter, op.getLoc(), copyType);
+    copies.push_back({detect, matched->compactedA});
+  }
   if (!matched->alongM && matched->c != matched->a && matched->c != matched->b) {
     matched->zeroFill = findZeroFillBefore(op, matched->c);
     matched->overwrite = bool(matched->zeroFill);
@@ -323,6 +371,10 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);
   else
     buildGatherAlongK(rewriter, op.getLoc(), op, *matched);
+  if (matched->compactedA) {
+    rewriter.setInsertionPoint(op);
+    memref::DeallocOp::create(rewriter, op.getLoc(), matched->compactedA);
+  }
   rewriter.eraseOp(op);
   return success();
 }

@@ -162,8 +162,10 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // pit.detect
 //===----------------------------------------------------------------------===//
 
+/// `compactedCopy`: where the scan also writes the non-zero micro-tiles, for
+/// a tensor-core STile that reads them (or null).
 LogicalResult lowerDetect(RewriterBase &rewriter, DetectOp op,
-                          int64_t blockSize) {
+                          int64_t blockSize, Value compactedCopy) {
   MemRefType sourceType = op.getSource().getType();
   if (!sourceType.hasStaticShape())
     return op.emitOpError("the GPU lowering needs a static shape, got ")
@@ -188,10 +190,13 @@ LogicalResult lowerDetect(RewriterBase &rewriter, DetectOp op,
   // 16-byte loads where the shapes allow; otherwise one thread per
   // micro-tile scans it, and if it holds a non-zero, claims a slot in its
   // segment. Slots come in whatever order the atomics land.
-  if (succeeded(buildVectorizedDetection(b, loc, op, blockSize))) {
+  if (succeeded(buildVectorizedDetection(b, loc, op, blockSize, compactedCopy))) {
     rewriter.eraseOp(op);
     return success();
   }
+  if (compactedCopy)
+    return op.emitOpError("the scan cannot write the compacted copy that the "
+                          "tensor-core STile reads");
   gpu::LaunchOp launch =
       createLaunch(b, loc, ceilDiv(numTiles, blockSize), blockSize);
   SmallVector<Value> gridExtents;
@@ -445,18 +450,26 @@ struct ConvertPITToGPUPass
       SmallVector<DetectOp> detects;
       func.walk([&](STileOp op) { stiles.push_back(op); });
       func.walk([&](DetectOp op) { detects.push_back(op); });
+      SmallVector<CompactedCopy> copies;
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.
         if (useTensorCores &&
             (succeeded(lowerMatmulSTileToMMA(
-                 rewriter, op, {mmaBlockColumns, mmaChunk, mmaStages})) ||
+                 rewriter, op, {mmaBlockColumns, mmaChunk, mmaStages},
+                 copies)) ||
              succeeded(lowerSddmmSTileToMMA(rewriter, op))))
           continue;
         failed |= mlir::failed(lowerSTile(rewriter, op, threadsPerBlock));
       }
-      for (DetectOp op : detects)
-        failed |= mlir::failed(lowerDetect(rewriter, op, threadsPerBlock));
+      for (DetectOp op : detects) {
+        Value copy;
+        for (const CompactedCopy &compacted : copies)
+          if (compacted.detect == op)
+            copy = compacted.buffer;
+        failed |=
+            mlir::failed(lowerDetect(rewriter, op, threadsPerBlock, copy));
+      }
       lowerHostCode(rewriter, func, threadsPerBlock);
     });
     if (failed)

@@ -14,6 +14,13 @@
 
 namespace mlir::pit {
 
+/// A compacted copy of a sparse operand that the detection writes for an
+/// STile kernel to read (see buildVectorizedDetection).
+struct CompactedCopy {
+  DetectOp detect;
+  Value buffer;
+};
+
 /// How a tensor-core matmul block is shaped (the options of
 /// convert-pit-to-gpu); a value the tile does not allow falls back to the
 /// STile's own tile.
@@ -32,8 +39,13 @@ struct MmaKernelOptions {
 /// (cp.async, 16 bytes, where a micro-tile row holds 8 elements or more),
 /// mma.sync m16n8k16 accumulates in registers, and the block adds its tile
 /// into C (atomically when it is gathered along m).
+///
+/// A's single-column micro-tiles (32x1) would be gathered element by element,
+/// a 32-byte sector each: instead the kernel reads a compacted copy of them,
+/// which it asks `op`'s detection to write (appended to `copies`).
 LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
-                                    const MmaKernelOptions &options);
+                                    const MmaKernelOptions &options,
+                                    SmallVectorImpl<CompactedCopy> &copies);
 
 /// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
 /// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and

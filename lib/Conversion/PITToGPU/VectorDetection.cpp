@@ -46,9 +46,21 @@ Value nonZeroLanes(OpBuilder &b, Location loc, Value value) {
 
 } // namespace
 
+bool mlir::pit::canWriteCompactedCopy(DetectOp op) {
+  MemRefType type = op.getSource().getType();
+  ArrayRef<int64_t> micro = op.getMicroTile();
+  if (type.getRank() != 2 || !type.hasStaticShape() || op.getAxis() != 1 ||
+      micro[1] != 1 || !type.getElementType().isIntOrFloat())
+    return false;
+  int64_t lanes = kVectorBytes * 8 / type.getElementType().getIntOrFloatBitWidth();
+  return micro[0] % lanes == 0 && micro[0] <= kUnrolledRows &&
+         type.getDimSize(1) % lanes == 0;
+}
+
 LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
                                                   DetectOp op,
-                                                  int64_t blockSize) {
+                                                  int64_t blockSize,
+                                                  Value compactedCopy) {
   MemRefType sourceType = op.getSource().getType();
   Type elementType = sourceType.getElementType();
   if (sourceType.getRank() != 2 || !sourceType.hasStaticShape() ||
@@ -64,6 +76,10 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   if (columns % lanes ||
       (narrow ? lanes % microColumns : microColumns % lanes) ||
       !llvm::isPowerOf2_64(sharers) || sharers > kWarpSize)
+    return failure();
+  // The compacted copy is written from the loaded vectors: single columns
+  // gathered along the columns, bands of whole vectors, loaded unrolled.
+  if (compactedCopy && !canWriteCompactedCopy(op))
     return failure();
 
   KernelBuilder k{b, loc};
@@ -90,6 +106,8 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   auto vectorType = VectorType::get({lanes}, elementType);
   Value none = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(maskType, false));
+  // Kept for the compacted copy: the band's loaded vectors.
+  int64_t keptRows = compactedCopy ? microRows : 0;
   auto scan = scf::IfOp::create(
       b, loc, inRange,
       [&](OpBuilder &b, Location loc) {
@@ -103,12 +121,18 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
                                      llvm::MaybeAlign(kVectorBytes)));
         };
         Value any = none;
+        SmallVector<Value> kept;
         if (microRows <= kUnrolledRows) {
           SmallVector<Value> loaded;
           for (int64_t r = 0; r < microRows; ++r)
-            loaded.push_back(loadRow(k.add(row0, k.index(r))));
-          for (Value mask : loaded)
-            any = arith::OrIOp::create(b, loc, any, mask);
+            loaded.push_back(vector::LoadOp::create(
+                b, loc, vectorType, op.getSource(),
+                ValueRange{k.add(row0, k.index(r)), column},
+                /*nontemporal=*/false, llvm::MaybeAlign(kVectorBytes)));
+          for (Value vector : loaded)
+            any = arith::OrIOp::create(b, loc, any,
+                                       nonZeroLanes(b, loc, vector));
+          kept.assign(loaded.begin(), loaded.begin() + keptRows);
         } else {
           auto loop = scf::ForOp::create(
               b, loc, k.index(0), k.index(microRows), one, ValueRange{none},
@@ -119,10 +143,20 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
               });
           any = loop.getResult(0);
         }
-        scf::YieldOp::create(b, loc, any);
+        SmallVector<Value> results{any};
+        results.append(kept);
+        scf::YieldOp::create(b, loc, results);
       },
-      [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, none); });
+      [&](OpBuilder &b, Location loc) {
+        SmallVector<Value> results{none};
+        Value zeros = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(vectorType,
+                                           b.getZeroAttr(elementType)));
+        results.append(keptRows, zeros);
+        scf::YieldOp::create(b, loc, results);
+      });
   Value any = scan.getResult(0);
+  ValueRange keptRowsValues = scan.getResults().drop_front();
 
   // Flags, and the micro-tile column each one stands for.
   SmallVector<std::pair<Value, Value>> flags;
@@ -185,11 +219,24 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
     auto ifAny = scf::IfOp::create(b, loc, anyFlag, false);
     b.setInsertionPoint(ifAny.thenBlock()->getTerminator());
     Value slot = claim(band, count);
-    for (auto [flag, microColumn] : flags) {
+    for (auto [lane, flagAndColumn] : llvm::enumerate(flags)) {
+      auto [flag, microColumn] = flagAndColumn;
       auto ifFlag = scf::IfOp::create(
           b, loc, flag,
           [&](OpBuilder &, Location) {
             store(microColumn, band, slot);
+            // The micro-tile's column, contiguous in the compacted copy.
+            for (int64_t r0 = 0; r0 < keptRows; r0 += lanes) {
+              SmallVector<Value> elements;
+              for (int64_t r = r0; r < r0 + lanes; ++r)
+                elements.push_back(vector::ExtractOp::create(
+                    b, loc, keptRowsValues[r], static_cast<int64_t>(lane)));
+              vector::StoreOp::create(
+                  b, loc,
+                  vector::FromElementsOp::create(b, loc, vectorType, elements),
+                  compactedCopy, ValueRange{band, slot, k.index(r0)},
+                  /*nontemporal=*/false, llvm::MaybeAlign(kVectorBytes));
+            }
             scf::YieldOp::create(b, loc, ValueRange{k.add(slot, one)});
           },
           [&](OpBuilder &, Location) {

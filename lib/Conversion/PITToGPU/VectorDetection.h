@@ -7,6 +7,11 @@
 
 namespace mlir::pit {
 
+/// Whether the scan of `op` can also write a compacted copy of its non-zero
+/// micro-tiles: single columns (micro-tile [m, 1], gathered along the
+/// columns) of up to 32 rows, in whole 16-byte vectors.
+bool canWriteCompactedCopy(DetectOp op);
+
 /// Builds, at the builder's insertion point, the scan of `op` (a 2-D source
 /// with cleared counts) as one kernel whose threads each read a column of
 /// 16-byte vectors down one band of micro-tile rows, so that a warp reads
@@ -17,8 +22,15 @@ namespace mlir::pit {
 /// segment with a single atomic add. Returns failure, building nothing, when
 /// the source is not 2-D with rows of whole vectors, or a micro-tile row is
 /// not a power-of-two fraction or multiple (up to a warp) of a vector.
+///
+/// With `compactedCopy` (memref<segments x capacity x m>, see
+/// canWriteCompactedCopy), the scan also writes each non-zero micro-tile's
+/// m elements, contiguous, at [segment, slot]: the scan has loaded them
+/// anyway, and a consumer then reads them with 16-byte copies instead of
+/// one 32-byte sector per element.
 LogicalResult buildVectorizedDetection(OpBuilder &b, Location loc, DetectOp op,
-                                       int64_t blockSize);
+                                       int64_t blockSize,
+                                       Value compactedCopy = nullptr);
 
 } // namespace mlir::pit
 

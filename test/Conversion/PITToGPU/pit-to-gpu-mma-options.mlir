@@ -1,4 +1,6 @@
-// The shape of a tensor-core matmul block comes from the pass options.
+// The shape of a tensor-core matmul block comes from the pass options. (A's
+// 32x1 micro-tiles come from the detection's compacted copy, into a k-major
+// tile: k x 32.)
 // RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="mma-block-columns=64 mma-chunk=64 mma-stages=3" | FileCheck %s --check-prefix=THREE
 // Four stages of 32x64 A and 64x256 B would need 147 KiB of shared memory:
 // the block gets as many as fit in 48 KiB, here one.
@@ -6,12 +8,12 @@
 // Block columns that do not divide n fall back to the STile's own tile.
 // RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="mma-block-columns=384" | FileCheck %s --check-prefix=TILE
 
-// THREE: gpu.launch {{.+}} workgroup(%{{.+}} : memref<3x32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x64x64xf16, #gpu.address_space<workgroup>>)
+// THREE: gpu.launch {{.+}} workgroup(%{{.+}} : memref<3x64x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x64x64xf16, #gpu.address_space<workgroup>>)
 // THREE:   nvvm.cp.async.commit.group
 // THREE:   nvvm.cp.async.commit.group
 // THREE:   scf.for
 // THREE:     nvvm.cp.async.wait.group 2
-// FIT: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x256xf16, #gpu.address_space<workgroup>>)
+// FIT: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x64x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x256xf16, #gpu.address_space<workgroup>>)
 // FIT:   nvvm.cp.async.wait.group 0
 // TILE: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x32x64xf16, #gpu.address_space<workgroup>>)
 func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {

@@ -73,32 +73,35 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // An f16 matmul tile gathered along k runs on tensor cores: one block per
 // 32x256 output tile (8 of the STile's 32x32 tiles along n) loops over the
 // compacted k in chunks of 32, two stages deep: B's gathered rows come with
-// 16-byte cp.async copies into swizzled shared memory; A's 32x1 micro-tiles
-// are single elements, so A comes through registers in 16-byte pieces,
-// loaded before the chunk ahead is multiplied and stored after.
+// 16-byte cp.async copies into swizzled shared memory. A's 32x1 micro-tiles
+// are single columns: the detection scan, which loads them anyway, writes
+// the non-zero ones contiguously into a compacted copy (segments x slots x
+// 32 rows), and the STile copies A from there, 16 bytes at a time, into a
+// k-major tile read with transposed ldmatrix.
 // CHECK-LABEL: func @matmul_f16
+// CHECK: %[[COPY:.+]] = gpu.alloc () : memref<8x256x32xf16>
+// CHECK: gpu.launch
+// CHECK:   vector.store %{{.+}}, %[[COPY]][%{{.+}}, %{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<8x256x32xf16>, vector<8xf16>
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c16{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%[[SA:.+]] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<2x32x256xf16, #gpu.address_space<workgroup>>)
 // Chunk 0 into stage 0, when the segment has one.
 // CHECK:   scf.if
 // CHECK:     nvgpu.device_async_copy %{{.+}}, %[[SB]][%c0{{.*}}, %{{.+}}, %{{.+}}], 8, %{{.+}} : memref<256x512xf16> to memref<2x32x256xf16, #gpu.address_space<workgroup>>
-// CHECK:     vector.store %{{.+}}, %[[SA]][%c0{{.*}}, %{{.+}}, %{{.+}}] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:     nvgpu.device_async_copy %[[COPY]][{{.+}}], %[[SA]][%c0{{.*}}, %{{.+}}, %{{.+}}], 8, %{{.+}} : memref<8x256x32xf16> to memref<2x32x32xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvvm.cp.async.commit.group
 // CHECK:   %[[CHUNKS:.+]]:16 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, {{.+}}, vector<2x2xf32>)
 // The next chunk's copies, then this chunk: wait for all groups but the newest.
 // CHECK:     scf.if
 // CHECK:       nvgpu.device_async_copy
 // CHECK:     nvvm.cp.async.commit.group
-// CHECK:     scf.if {{.+}} -> (vector<8xf16>)
 // CHECK:     nvvm.cp.async.wait.group 1
 // CHECK:     gpu.barrier
 // CHECK:     nvgpu.ldmatrix %[[SB]][{{.+}}] {numTiles = 4 : i32, transpose = true}
-// CHECK:     nvgpu.ldmatrix %[[SA]][{{.+}}] {numTiles = 4 : i32, transpose = false}
+// CHECK:     nvgpu.ldmatrix %[[SA]][{{.+}}] {numTiles = 4 : i32, transpose = true}
 // CHECK-COUNT-8: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK:     scf.if
-// CHECK:       vector.store %{{.+}}, %[[SA]]
 // CHECK:     gpu.barrier
 // No atomics: the block owns its output tile.
 // CHECK-NOT: atomic_rmw
+// CHECK: gpu.dealloc %[[COPY]]
 // CHECK: return
 // THREADS-LABEL: func @matmul_f16
 // NO-TC-LABEL: func @matmul_f16
