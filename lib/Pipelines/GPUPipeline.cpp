@@ -21,6 +21,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   gpu.mmaBlockColumns = options.mmaBlockColumns;
   gpu.mmaChunk = options.mmaChunk;
   gpu.mmaStages = options.mmaStages;
+  gpu.chip = options.chip;
   pm.addPass(createConvertPITToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   // The canonicalizer hoists constants out of the launches; sunk back, they
@@ -36,6 +37,9 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
+  // PTX ISA 8.1 (CUDA 12.1 and newer) has the vector atomics (red .v2.f32)
+  // that the scattered writes use on sm_90.
+  target.features = "+ptx81";
   pm.addPass(createGpuNVVMAttachTarget(target));
   // The kernels, then the host code around them.
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());

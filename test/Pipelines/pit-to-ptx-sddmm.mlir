@@ -10,7 +10,7 @@
 // CP-ASYNC: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, {{%r[0-9]+|16}}
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// CUBIN: gpu.binary @sddmm_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0">, {{.*}}bin = "
+// CUBIN: gpu.binary @sddmm_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0", features = "+ptx81">, {{.*}}bin = "
 func.func @sddmm(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],

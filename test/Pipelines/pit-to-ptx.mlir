@@ -20,9 +20,9 @@
 // CHECK: llvm.call @mgpuMemset32
 // CHECK: gpu.launch_func
 // Two kernels: detect, the STile.
-// CHECK: gpu.binary @sparse_matmul_kernel [#gpu.object<#nvvm.target<chip = "sm_90">, {{.*}}assembly = "{{.*}}.target sm_90
+// CHECK: gpu.binary @sparse_matmul_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx81">, {{.*}}assembly = "{{.*}}.target sm_90
 // CHECK-SAME: atom.global.add.u32
-// CHECK: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_90">
+// CHECK: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx81">
 // CP-ASYNC: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}}
 // WAIT: cp.async.wait_group
 // BARRIER: bar.sync
@@ -30,7 +30,7 @@
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM80: .target sm_80
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CUBIN: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0">, {{.*}}bin = "
+// CUBIN: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0", features = "+ptx81">, {{.*}}bin = "
 func.func @sparse_matmul(%a: memref<128x256xf16>, %b: memref<256x64xf16>, %c: memref<128x64xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
       ins(%a, %b : memref<128x256xf16>, memref<256x64xf16>) outs(%c : memref<128x64xf32>)

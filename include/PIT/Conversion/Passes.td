@@ -82,7 +82,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
            "Compacted k a tensor-core matmul block multiplies at a time "
            "(0: the STile's k tile)">,
     Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"2",
-           "Shared-memory stages of a tensor-core matmul block (1 to 4)">
+           "Shared-memory stages of a tensor-core matmul block (1 to 4)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The GPU the kernels are for (sm_80, sm_90, ...): from sm_90 on, "
+           "scattered partial sums are added with two-element vector "
+           "atomics">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

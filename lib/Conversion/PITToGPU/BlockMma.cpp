@@ -301,6 +301,23 @@ void BlockMma::forEachAccumulator(
         }
 }
 
+void BlockMma::forEachAccumulatorPair(
+    ValueRange acc, function_ref<void(Value, Value, Value, Value)> write) {
+  for (int64_t ms = 0; ms < mSubtiles(); ++ms)
+    for (int64_t ns = 0; ns < nSubtiles(); ++ns)
+      for (int64_t i0 = 0; i0 < 2; ++i0) {
+        Value tile = acc[ms * nSubtiles() + ns];
+        Value first =
+            vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{i0, 0});
+        Value second =
+            vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{i0, 1});
+        Value row = k.add(group, k.index(ms * 16 + i0 * 8));
+        Value column = k.add(warpColumn, k.add(k.mul(inGroup, k.index(2)),
+                                               k.index(ns * 8)));
+        write(row, column, first, second);
+      }
+}
+
 Value BlockMma::fragmentA(Value stage, int64_t ms, int64_t k16) {
   if (aKMajor) {
     // sA is k x m: transposed 8x8 loads. The matrices a0..a3 are (m 0-7,

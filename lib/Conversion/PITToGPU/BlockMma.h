@@ -125,6 +125,10 @@ public:
   /// thread, with its row and column in the block's output tile.
   void forEachAccumulator(ValueRange acc,
                           function_ref<void(Value, Value, Value)> write);
+  /// The same by pairs of neighbours in a row: `write(row, column, first,
+  /// second)` for columns `column` (even) and `column + 1`.
+  void forEachAccumulatorPair(
+      ValueRange acc, function_ref<void(Value, Value, Value, Value)> write);
 
   gpu::LaunchOp launch;
   Value sA, sB, blockId, tid;

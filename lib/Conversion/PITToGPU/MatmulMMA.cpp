@@ -19,6 +19,7 @@
 #include "VectorDetection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -50,7 +51,31 @@ struct MatmulTile {
   /// A compacted copy of A's non-zero micro-tiles (memref<segments x
   /// capacity x microM>), which the detection writes, or null.
   Value compactedA;
+  /// Whether scattered partial sums may use two-element vector atomics.
+  bool vectorAtomics = false;
 };
+
+/// `*address += {first, second}` for two adjacent f32 in global memory, as
+/// one atomic operation (sm_90 and newer): half the atomics of two scalar
+/// adds, which bound a scattered write back.
+void buildVectorAtomicAdd(OpBuilder &b, Location loc, Value memref,
+                          ValueRange indices, Value first, Value second) {
+  KernelBuilder k{b, loc};
+  auto type = cast<MemRefType>(memref.getType());
+  Value linear = k.index(0);
+  for (auto [dim, index] : llvm::enumerate(indices))
+    linear = k.add(k.mul(linear, k.index(type.getDimSize(dim))), index);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, b.getIndexType(), memref);
+  Value byteAddress = k.add(base, k.mul(linear, k.index(4)));
+  Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteAddress);
+  LLVM::InlineAsmOp::create(
+      b, loc, /*res=*/Type(), ValueRange{address, first, second},
+      b.getStringAttr("red.global.add.v2.f32 [$0], {$1, $2};"),
+      b.getStringAttr("l,f,f"), b.getUnitAttr(), /*is_align_stack=*/nullptr,
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+}
 
 /// The pit.detect before `op` that fills `positions`, or null.
 DetectOp findDetect(STileOp op, Value positions) {
@@ -163,6 +188,9 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
     --tile.stages;
   tile.microK = microK;
   tile.microM = microM;
+  auto cType = cast<MemRefType>(tile.c.getType());
+  tile.vectorAtomics = options.vectorAtomics && cType.hasStaticShape() &&
+                       cType.getLayout().isIdentity();
   // A's gathered pieces narrower than a copy go through registers, in
   // 16-byte pieces spread evenly over the block.
   bool narrowA = !alongM && microK % kVector != 0;
@@ -322,14 +350,23 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   SmallVector<Value> acc = mma.zeroAccumulators();
   mma.multiply(acc, stage);
 
-  // SWrite: scatter the rows back; padding rows are not written.
-  mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
+  // SWrite: scatter the rows back; padding rows are not written. Two
+  // adjacent columns at a time where the chip has vector atomics.
+  mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
+                                      Value second) {
     auto [target, valid] = gathered(row);
     auto guard = scf::IfOp::create(b, loc, valid, false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value, t.c,
-                                ValueRange{target, k.add(n0, column)});
+    Value c0 = k.add(n0, column);
+    if (t.vectorAtomics) {
+      buildVectorAtomicAdd(b, loc, t.c, {target, c0}, first, second);
+      return;
+    }
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, first, t.c,
+                                ValueRange{target, c0});
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, second,
+                                t.c, ValueRange{target, k.add(c0, k.index(1))});
   });
 }
 

@@ -431,6 +431,14 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
   }
 }
 
+/// Whether `chip` ("sm_90", "sm_90a", ...) has red.global.add.v2.f32.
+bool hasVectorAtomics(StringRef chip) {
+  unsigned version = 0;
+  return chip.consume_front("sm_") &&
+         !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
+         version >= 90;
+}
+
 struct ConvertPITToGPUPass
     : public pit::impl::ConvertPITToGPUBase<ConvertPITToGPUPass> {
   using Base::Base;
@@ -456,7 +464,8 @@ struct ConvertPITToGPUPass
         // the SIMT lowering for every other tile.
         if (useTensorCores &&
             (succeeded(lowerMatmulSTileToMMA(
-                 rewriter, op, {mmaBlockColumns, mmaChunk, mmaStages},
+                 rewriter, op,
+                 {mmaBlockColumns, mmaChunk, mmaStages, hasVectorAtomics(chip)},
                  copies)) ||
              succeeded(lowerSddmmSTileToMMA(rewriter, op))))
           continue;

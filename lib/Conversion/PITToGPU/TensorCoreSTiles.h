@@ -31,6 +31,8 @@ struct MmaKernelOptions {
   int64_t chunk = 0;
   /// Shared-memory stages.
   int64_t stages = 2;
+  /// Whether the chip has two-element vector atomics (sm_90 and newer).
+  bool vectorAtomics = false;
 };
 
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32
