@@ -22,6 +22,7 @@ import torch
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 import cases  # noqa: E402,F401  (puts the shared helpers on the path)
 from compiled_library import Kernel, sparsify  # noqa: E402
+from profiling import device_work_per_call  # noqa: E402
 
 CALLS = 200
 
@@ -45,16 +46,8 @@ def breakdown(kernel, a, b, c):
         except RuntimeError:
             pass
     refused_ms = wall_ms(refused)
-    with torch.profiler.profile(
-            activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
-        for _ in range(20):
-            kernel(a, b, c)
-        torch.cuda.synchronize()
-    kernels = sorted((e for e in profile.events()
-                      if e.device_type == torch.autograd.DeviceType.CUDA),
-                     key=lambda e: e.time_range.start)
-    per_call = len(kernels) // 20
-    calls = [kernels[i * per_call:(i + 1) * per_call] for i in range(20)]
+    calls = device_work_per_call(lambda: kernel(a, b, c), 20)
+    per_call = len(calls[0])
     busy = statistics.median(sum(k.time_range.elapsed_us() for k in ks) / 1e3
                              for ks in calls)
     span = statistics.median((ks[-1].time_range.end - ks[0].time_range.start) / 1e3

@@ -22,7 +22,8 @@ import sys
 import torch
 
 import cases
-from compiled_library import Kernel as PITKernel, sparsify
+from compiled_library import Kernel as PITKernel, relative_error, sparsify
+from profiling import device_work_per_call
 
 PATTERNS = 6
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -54,23 +55,11 @@ def try_ms(fn, inputs, reps):
 
 
 def kernel_times(fn, x, calls=5):
-    """Mean device time (ms) of each kernel fn(x) launches, in launch order,
-    from the profiler (CUPTI sees PIT's driver-API launches too). Outlined
-    kernels share one name, so they are told apart by position."""
-    fn(x)
-    torch.cuda.synchronize()
-    with torch.profiler.profile(
-            activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
-        for _ in range(calls):
-            fn(x)
-        torch.cuda.synchronize()
-    kernels = sorted((e for e in profile.events()
-                      if e.device_type == torch.autograd.DeviceType.CUDA),
-                     key=lambda e: e.time_range.start)
-    per_call = len(kernels) // calls
-    return [sum(kernels[c * per_call + i].time_range.elapsed_us()
-                for c in range(calls)) / calls / 1e3
-            for i in range(per_call)]
+    """Mean device time (ms) of each piece of device work fn(x) does, in
+    launch order."""
+    per_call = device_work_per_call(lambda: fn(x), calls)
+    return [sum(events[i].time_range.elapsed_us() for events in per_call)
+            / calls / 1e3 for i in range(len(per_call[0]))]
 
 
 def random(*shape, dtype):
@@ -83,16 +72,6 @@ def copy_bandwidth():
     dst = torch.empty_like(src)
     ms = median_ms(lambda _: dst.copy_(src), [None], 20)
     return 2 * src.numel() / ms
-
-
-def relative_error(out, ref):
-    """Relative to the reference (absolute where it is all zeros); inf for
-    anything not finite, so that a NaN never passes."""
-    if not torch.isfinite(out).all():
-        return float("inf")
-    scale = ref.norm().item()
-    error = (out.double() - ref).norm().item() / (scale if scale else 1.0)
-    return error if error == error else float("inf")
 
 
 def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,

@@ -38,6 +38,19 @@ MlirLocation makeLocation(Context &context,
                                     column);
 }
 
+/// The `count(raw)` children `get(raw, i)` of a C API handle (operands,
+/// regions, block arguments, function inputs ...), each wrapped with `owner`,
+/// the object that keeps them alive.
+template <typename Wrapper, typename Raw, typename Child>
+std::vector<Wrapper> listChildren(const nb::object &owner, Raw raw,
+                                  intptr_t (*count)(Raw),
+                                  Child (*get)(Raw, intptr_t)) {
+  std::vector<Wrapper> children;
+  for (intptr_t i = 0, e = count(raw); i < e; ++i)
+    children.emplace_back(owner, get(raw, i));
+  return children;
+}
+
 /// A fresh root owning `operation`, which is not in any block.
 nb::object makeRoot(nb::object context, MlirOperation operation) {
   return nb::cast(new IRRoot(std::move(context), operation),
@@ -158,25 +171,17 @@ void bindType(nb::module_ &m) {
                    })
       .def_prop_ro("inputs",
                    [](const Type &t) {
-                     MlirType function = requireFunction(t);
-                     std::vector<Type> inputs;
-                     for (intptr_t i = 0, e = mlirFunctionTypeGetNumInputs(function);
-                          i < e; ++i)
-                       inputs.emplace_back(t.getContextObject(),
-                                           mlirFunctionTypeGetInput(function, i));
-                     return inputs;
+                     return listChildren<Type>(t.getContextObject(),
+                                               requireFunction(t),
+                                               mlirFunctionTypeGetNumInputs,
+                                               mlirFunctionTypeGetInput);
                    })
       .def_prop_ro("results",
                    [](const Type &t) {
-                     MlirType function = requireFunction(t);
-                     std::vector<Type> results;
-                     for (intptr_t i = 0,
-                                   e = mlirFunctionTypeGetNumResults(function);
-                          i < e; ++i)
-                       results.emplace_back(
-                           t.getContextObject(),
-                           mlirFunctionTypeGetResult(function, i));
-                     return results;
+                     return listChildren<Type>(t.getContextObject(),
+                                               requireFunction(t),
+                                               mlirFunctionTypeGetNumResults,
+                                               mlirFunctionTypeGetResult);
                    })
       .def("__eq__",
            [](const Type &a, const Type &b) {
@@ -340,11 +345,8 @@ void bindAttribute(nb::module_ &m) {
 //===----------------------------------------------------------------------===//
 
 std::vector<Value> blockArguments(const Block &block) {
-  std::vector<Value> arguments;
-  MlirBlock raw = block.get();
-  for (intptr_t i = 0, e = mlirBlockGetNumArguments(raw); i < e; ++i)
-    arguments.emplace_back(block.getRootObject(), mlirBlockGetArgument(raw, i));
-  return arguments;
+  return listChildren<Value>(block.getRootObject(), block.get(),
+                             mlirBlockGetNumArguments, mlirBlockGetArgument);
 }
 
 std::vector<Operation> blockOperations(const Block &block) {
@@ -484,33 +486,21 @@ void bindOperation(nb::module_ &m) {
                    })
       .def_prop_ro("operands",
                    [](const Operation &op) {
-                     std::vector<Value> operands;
-                     MlirOperation raw = op.get();
-                     for (intptr_t i = 0, e = mlirOperationGetNumOperands(raw);
-                          i < e; ++i)
-                       operands.emplace_back(op.getRootObject(),
-                                             mlirOperationGetOperand(raw, i));
-                     return operands;
+                     return listChildren<Value>(op.getRootObject(), op.get(),
+                                                mlirOperationGetNumOperands,
+                                                mlirOperationGetOperand);
                    })
       .def_prop_ro("results",
                    [](const Operation &op) {
-                     std::vector<Value> results;
-                     MlirOperation raw = op.get();
-                     for (intptr_t i = 0, e = mlirOperationGetNumResults(raw);
-                          i < e; ++i)
-                       results.emplace_back(op.getRootObject(),
-                                            mlirOperationGetResult(raw, i));
-                     return results;
+                     return listChildren<Value>(op.getRootObject(), op.get(),
+                                                mlirOperationGetNumResults,
+                                                mlirOperationGetResult);
                    })
       .def_prop_ro("regions",
                    [](const Operation &op) {
-                     std::vector<Region> regions;
-                     MlirOperation raw = op.get();
-                     for (intptr_t i = 0, e = mlirOperationGetNumRegions(raw);
-                          i < e; ++i)
-                       regions.emplace_back(op.getRootObject(),
-                                            mlirOperationGetRegion(raw, i));
-                     return regions;
+                     return listChildren<Region>(op.getRootObject(), op.get(),
+                                                 mlirOperationGetNumRegions,
+                                                 mlirOperationGetRegion);
                    })
       .def_prop_ro("attributes",
                    [](const Operation &op) {

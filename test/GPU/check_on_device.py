@@ -15,7 +15,7 @@ import time
 import torch
 
 import kernels
-from compiled_library import Kernel, sparsify
+from compiled_library import Kernel, relative_error, sparsify
 
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
 SPARSITIES = [0.0, 0.5, 0.9, 0.99, 1.0]
@@ -56,13 +56,7 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities):
             torch.cuda.synchronize()
             ms = (time.perf_counter() - start) * 1e3
             out = args[-1]
-            # Relative to the reference, or absolute where it is all zeros
-            # (C = A x B at 100% sparsity); anything not finite fails.
-            error = ((out.double() - ref).norm() / max(ref.norm().item(), 1e-30)).item()
-            if ref.norm().item() == 0:
-                error = out.double().norm().item()
-            if not torch.isfinite(out).all() or error != error:
-                error = float("inf")
+            error = relative_error(out, ref)
             worst = max(worst, error)
         print(f"{name:36s} sparsity {sparsity:4.2f}: rel err {error:.2e} "
               f"{'PASS' if error < TOLERANCE else 'FAIL'} ({ms:.1f} ms, last call)",

@@ -1,7 +1,8 @@
 """Calling a library that pit-compile made, from torch on the GPU machine:
 its checked entry point `pit_kernel` (PIT-runtime/Entry.h) through ctypes,
-on torch CUDA tensors, and the random micro-tile patterns the checks feed
-it. Shared by the GPU check and the benchmark."""
+on torch CUDA tensors, the random micro-tile patterns the checks feed it,
+and how its result is compared with the reference. Shared by the GPU check
+and the benchmark."""
 
 import ctypes
 
@@ -54,3 +55,14 @@ def sparsify(x, micro, sparsity):
     for dim, m in enumerate(micro):
         mask = mask.repeat_interleave(m, dim=dim)
     return x * mask.to(x.dtype)
+
+
+def relative_error(out, ref):
+    """||out - ref|| / ||ref||, or ||out|| where the reference is all zeros
+    (C = A x B at 100% sparsity); inf for anything not finite, so that a NaN
+    never passes."""
+    if not torch.isfinite(out).all():
+        return float("inf")
+    scale = ref.norm().item()
+    error = (out.double() - ref).norm().item() / (scale if scale else 1.0)
+    return error if error == error else float("inf")

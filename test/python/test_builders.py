@@ -4,7 +4,7 @@ the pit ops; wrong arguments raise MLIRError and leave the module as it was."""
 import pytest
 
 import pit
-from conftest import build_matmul
+from conftest import add_sddmm, build_matmul
 
 
 def test_matmul_with_sparse_operand(ctx):
@@ -31,19 +31,7 @@ def test_batch_matmul_and_generic(ctx):
         pit.batch_matmul(f.builder, *f.arguments, sparse=(0, [(1, 32, 1)]))
 
     # SDDMM: C = mask * (A x B), the mask sparse in 1x16 micro-tiles.
-    types = [pit.memref(ctx, (32, 8), "f32"), pit.memref(ctx, (8, 64), "f32"),
-             pit.memref(ctx, (32, 64), "f32"), pit.memref(ctx, (32, 64), "f32")]
-
-    def body(b, a, bb, mask, c):
-        return [b.arith("addf", c, b.arith("mulf", mask, b.arith("mulf", a, bb)))]
-
-    with pit.Function(module, "sddmm", types) as f:
-        a, b, mask, c = f.arguments
-        pit.generic(f.builder, [a, b, mask], [c],
-                    ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
-                     "(d0, d1, d2) -> (d0, d1)", "(d0, d1, d2) -> (d0, d1)"],
-                    ["parallel", "parallel", "reduction"], body,
-                    sparse=(2, [(1, 16)]))
+    add_sddmm(module, ctx)
     module.verify()
     text = str(module)
     assert "linalg.batch_matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x32x1]>}" in text
@@ -142,11 +130,7 @@ def test_function_arguments_are_checked(ctx):
 
 
 def test_tensor_function_returns_the_updated_output(ctx):
-    module = pit.Module.create(ctx)
-    types = [pit.tensor(ctx, s, "f32") for s in [(64, 128), (128, 32), (64, 32)]]
-    with pit.Function(module, "f", types) as f:
-        product = pit.matmul(f.builder, *f.arguments, sparse=(0, [(32, 1)]))
-        f.returns(product.results[0])
+    module = build_matmul(ctx, micro_tiles=[(32, 1)], on_tensors=True)
     text = str(module)
     assert "-> tensor<64x32xf32>" in text
     assert "outs(%arg2 : tensor<64x32xf32>) -> tensor<64x32xf32>" in text

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pit
-from conftest import build_matmul, relative_error, sparsify
+from conftest import add_sddmm, build_matmul, relative_error, sparsify
 
 SPARSITIES = [0.0, 0.5, 0.9, 0.99, 1.0]
 
@@ -39,12 +39,8 @@ def test_matmul_against_numpy(matmul_libraries, rng, micro_tile):
 def test_tensor_function_writes_its_result_into_the_output(ctx, rng):
     # On tensors the function returns the updated C; compiled, it writes it
     # into the argument C, as the memref form does.
-    module = pit.Module.create(ctx)
-    types = [pit.tensor(ctx, s, "f32") for s in [(64, 128), (128, 32), (64, 32)]]
-    with pit.Function(module, "sparse_matmul", types) as f:
-        product = pit.matmul(f.builder, *f.arguments, sparse=(0, [(32, 1)]))
-        f.returns(product.results[0])
-    library = pit.load(pit.compile(module))
+    library = pit.load(pit.compile(
+        build_matmul(ctx, micro_tiles=[(32, 1)], on_tensors=True)))
     for sparsity in SPARSITIES:
         a = sparsify(rng, uniform(rng, 64, 128), (32, 1), sparsity)
         b, c = uniform(rng, 128, 32), uniform(rng, 64, 32)
@@ -70,17 +66,7 @@ def test_batch_matmul_and_sddmm(ctx, rng):
                                       [(3, 32, 64), (3, 64, 16), (3, 32, 16)]]) as f:
         pit.batch_matmul(f.builder, *f.arguments, sparse=(0, [(1, 32, 1)]))
 
-    def sddmm_body(b, a, bb, mask, c):
-        return [b.arith("addf", c, b.arith("mulf", mask, b.arith("mulf", a, bb)))]
-
-    with pit.Function(module, "sddmm", [pit.memref(ctx, s, "f32") for s in
-                                        [(32, 8), (8, 64), (32, 64), (32, 64)]]) as f:
-        a, b, mask, c = f.arguments
-        pit.generic(f.builder, [a, b, mask], [c],
-                    ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
-                     "(d0, d1, d2) -> (d0, d1)", "(d0, d1, d2) -> (d0, d1)"],
-                    ["parallel", "parallel", "reduction"], sddmm_body,
-                    sparse=(2, [(1, 16)]))
+    add_sddmm(module, ctx)
     library = pit.load(pit.compile(module))
     for sparsity in SPARSITIES:
         a = sparsify(rng, uniform(rng, 3, 32, 64), (1, 32, 1), sparsity)

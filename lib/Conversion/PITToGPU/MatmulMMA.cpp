@@ -43,10 +43,9 @@ struct MatmulTile {
   int64_t microK, microM;
   /// Shared-memory stages of the gather along k.
   int64_t stages;
-  /// Whether C only holds zeros from a fill just before the STile, so that
-  /// the kernel stores its tile instead of adding it (gather along k only:
-  /// there a block owns its tile).
-  bool overwrite = false;
+  /// The fill that wrote zeros into C just before the STile, or null. With
+  /// one, the kernel stores its tile instead of adding it (gather along k
+  /// only: there a block owns its tile), and the fill goes away.
   linalg::FillOp zeroFill;
   /// A compacted copy of A's non-zero micro-tiles (memref<segments x
   /// capacity x microM>), which the detection writes, or null.
@@ -293,7 +292,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
   // cleared before (the clearing is then folded away).
   mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
     SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
-    if (!t.overwrite) {
+    if (!t.zeroFill) {
       Value old = memref::LoadOp::create(b, loc, t.c, indices);
       value = arith::AddFOp::create(b, loc, old, value);
     }
@@ -399,10 +398,9 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
   }
   if (!matched->alongM && matched->c != matched->a && matched->c != matched->b) {
     matched->zeroFill = findZeroFillBefore(op, matched->c);
-    matched->overwrite = bool(matched->zeroFill);
   }
   rewriter.setInsertionPoint(op);
-  if (matched->overwrite)
+  if (matched->zeroFill)
     rewriter.eraseOp(matched->zeroFill);
   if (matched->alongM)
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);

@@ -1,0 +1,22 @@
+"""The device work of each call, from the profiler: CUPTI sees the driver-API
+launches and memsets of a PIT library too. Outlined kernels all share one
+name, so a call's pieces are told apart by their position."""
+
+import torch
+
+
+def device_work_per_call(fn, calls):
+    """Runs fn() `calls` times under the profiler and returns, per call, its
+    device events (kernels, memsets, copies) in launch order."""
+    fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    events = sorted((e for e in profile.events()
+                     if e.device_type == torch.autograd.DeviceType.CUDA),
+                    key=lambda e: e.time_range.start)
+    per_call = len(events) // calls
+    return [events[c * per_call:(c + 1) * per_call] for c in range(calls)]
