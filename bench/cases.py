@@ -23,6 +23,40 @@ SDDMM_GRANULARITIES = [("32x1", -1), ("1x64", -1)]
 SDDMM_KS = [64, 128]
 
 
+# Run-time selection. The STile database measured on a GPU (written by
+# run_benchmark.py --tables, one file per device), the coverage points its
+# tables are measured at, and the skeleton (same variants, no latencies)
+# that the forced libraries are compiled with to measure it.
+TABLE_DIR = pathlib.Path(__file__).resolve().parent / "tables"
+TABLE_COVERAGE = [0.0, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0]
+
+
+def table_path(device):
+    """bench/tables/DEVICE.json for a device name from torch or nvidia-smi."""
+    return TABLE_DIR / (device.replace(" ", "-") + ".json")
+
+
+def op_key(dtype):
+    """The key the STile database gives the benchmark's matmul under
+    (STileDatabase::getKey)."""
+    return f"linalg.matmul {SIZE}x{SIZE}x{SIZE} {dtype},{dtype},f32"
+
+
+def skeleton_table():
+    """A database with every variant of the matmul cases and no latencies:
+    enough to compile a library forced to one variant (pit-compile
+    --variant), whatever the latencies."""
+    ops = {}
+    for _, dtype, micro, loop, _ in matmul_cases():
+        entry = ops.setdefault(op_key(dtype), {"op": op_key(dtype), "dense_us": 0.0,
+                                               "variants": []})
+        entry["variants"].append({"micro_tile": [int(e) for e in micro.split("x")],
+                                  "pit_loop": loop,
+                                  "latency_us": [0.0] * len(TABLE_COVERAGE)})
+    return {"device": "none (skeleton)", "coverage": TABLE_COVERAGE,
+            "ops": list(ops.values())}
+
+
 def matmul_cases():
     """(name, dtype, micro, pit_loop, bsr_block) for every matmul case."""
     out = []

@@ -2,42 +2,69 @@
 every kernel of cases.py with pit-compile into OUT/NAME.so, next to a copy of
 libpit_cuda_runtime.so.
 
-    python3 bench/compile_cases.py BUILD_DIR OUT_DIR
+    python3 bench/compile_cases.py BUILD_DIR OUT_DIR [--sweep] [--table FILE]
 
-The variants of the sweep (cases.VARIANTS) go to OUT_DIR/variants/.
+For each matmul case it also compiles the library forced to the dense
+fallback (NAME__dense.so; with NAME.so, the two variants that the latency
+tables and the oracle time) and, when an STile database for the device is
+given or is in bench/tables/, the library that chooses at run time
+(NAME__select.so). --sweep adds the block shapes of cases.VARIANTS
+(OUT_DIR/variants/).
 """
 
+import argparse
+import json
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import cases
 
 
-def compile_one(build, out, name, text, pit_loop, variant=None):
+def compile_one(build, out, name, text, pit_loop, extra=()):
     source = out / f"{name}.mlir"
     source.write_text(text)
     command = [str(build / "bin" / "pit-compile"), str(source), "-o",
                str(out / f"{name}.so"), "--chip", "sm_90", "--format", "bin",
-               "--pit-loop", str(pit_loop)]
-    if variant:
-        columns, chunk, stages = variant
-        command += ["--mma-block-columns", str(columns), "--mma-chunk",
-                    str(chunk), "--mma-stages", str(stages)]
+               "--pit-loop", str(pit_loop), *extra]
     subprocess.run(command, check=True)
     source.unlink()
 
 
 def main():
-    build, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-    (out / "variants").mkdir(parents=True, exist_ok=True)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build", type=pathlib.Path)
+    parser.add_argument("out", type=pathlib.Path)
+    parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--table", type=pathlib.Path,
+                        default=cases.table_path("NVIDIA H100 80GB HBM3"))
+    options = parser.parse_args()
+    build, out = options.build, options.out
+    out.mkdir(parents=True, exist_ok=True)
     shutil.copy(build / "lib" / "libpit_cuda_runtime.so", out)
+    skeleton = out / "skeleton-table.json"
+    skeleton.write_text(json.dumps(cases.skeleton_table(), indent=1))
+    has_table = options.table.exists()
     for name, text, pit_loop in cases.sources():
         compile_one(build, out, name, text, pit_loop)
+        if name.startswith("matmul_"):
+            # One variant per case: variant 1 is dense.
+            compile_one(build, out, f"{name}__dense", text, pit_loop,
+                        ["--latency-table", str(skeleton), "--variant", "1"])
+            if has_table:
+                compile_one(build, out, f"{name}__select", text, pit_loop,
+                            ["--latency-table", str(options.table)])
         print(f"{name}: compiled", flush=True)
+    print(f"run-time selection: "
+          f"{'with ' + str(options.table) if has_table else 'no table yet'}")
+    if not options.sweep:
+        return
+    (out / "variants").mkdir(exist_ok=True)
     for name, text, pit_loop, variant in cases.variant_sources():
-        compile_one(build, out / "variants", name, text, pit_loop, variant)
+        columns, chunk, stages = variant
+        compile_one(build, out / "variants", name, text, pit_loop,
+                    ["--mma-block-columns", str(columns), "--mma-chunk",
+                     str(chunk), "--mma-stages", str(stages)])
     print(f"{len(cases.variant_sources())} variants compiled", flush=True)
 
 

@@ -1,7 +1,8 @@
 """Run step of the benchmark, on the GPU machine: times every compiled PIT
 kernel of cases.py against its peers in the same run, and writes a table.
 
-    python3 bench/run_benchmark.py KERNEL_DIR OUT_DIR [--reps N] [--quick]
+    python3 bench/run_benchmark.py KERNEL_DIR OUT_DIR [--reps N] [--only S]
+                                   [--sweep | --tables]
 
 Every time is the median over --reps calls, measured with CUDA events on
 torch's stream (PIT runs on it through pitCudaSetStream). Each call gets a
@@ -10,6 +11,14 @@ tensors, so no call sees the pattern of the call before. Each peer's time
 counts its conversion from the dense masked tensor, because the pattern is
 dynamic; PIT's counts detection and compute. Before timing, every PIT case
 is checked against torch in float64.
+
+PIT is the library that selects its variant at run time (NAME__select.so)
+when the compile step had a latency table; each case also times its fixed
+variants: the STile of the case's micro-tile (NAME.so) and the dense
+fallback (NAME__dense.so), detection included in both. The best of them is
+the oracle that selection is held to. --tables times those variants at the
+coverage points of cases.TABLE_COVERAGE instead, and writes the STile
+database OUT_DIR/tables.json (bench/tables/DEVICE.json once committed).
 """
 
 import argparse
@@ -18,6 +27,7 @@ import json
 import pathlib
 import statistics
 import sys
+import time
 
 import torch
 
@@ -83,20 +93,32 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     inputs = [sparsify(random(n, n, dtype=dtype), micro, sparsity)
               for _ in range(PATTERNS)]
     c = random(n, n, dtype=torch.float32)
-    kernel = PITKernel(directory / f"{name}.so")
-
-    # Correct first: C = A B against float64; C's random values are poison.
     ref = inputs[0].double() @ b.double()
-    kernel(inputs[0], b, c)
-    torch.cuda.synchronize()
-    error = relative_error(c, ref)
-
     row = {"case": name, "dtype": dtype_name, "micro": micro_text,
-           "sparsity": sparsity, "error": error}
-    row["pit"] = median_ms(lambda a: kernel(a, b, c), inputs, reps)
-    # Device work in launch order: clear the counts (memset), detect, the
-    # STile; gathered along m, a memset clearing C comes first.
-    row["pit_kernels"] = kernel_times(lambda a: kernel(a, b, c), inputs[1])
+           "sparsity": sparsity}
+    # Every library is checked first: C = A B against float64; C's random
+    # values are poison. Then timed.
+    errors = []
+    for key, suffix in [("fixed", ""), ("dense", "__dense"),
+                        ("select", "__select")]:
+        path = directory / f"{name}{suffix}.so"
+        if not path.exists():
+            continue
+        kernel = PITKernel(path)
+        c.copy_(random(n, n, dtype=torch.float32))
+        kernel(inputs[0], b, c)
+        torch.cuda.synchronize()
+        errors.append(relative_error(c, ref))
+        row[key] = median_ms(lambda a: kernel(a, b, c), inputs, reps)
+        if key == "fixed":
+            # Device work in launch order: clear the counts (memset),
+            # detect, the STile; gathered along m, a memset clearing C
+            # comes first.
+            row["pit_kernels"] = kernel_times(lambda a: kernel(a, b, c),
+                                              inputs[1])
+    row["error"] = max(errors)
+    row["oracle"] = min(row["fixed"], row["dense"])
+    row["pit"] = row.get("select", row["fixed"])
     if dtype_name not in cublas_cache:
         cublas_cache[dtype_name] = median_ms(lambda a: torch.matmul(a, b),
                                              inputs, reps)
@@ -111,6 +133,41 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
         inputs[0].numel() * inputs[0].element_size() / bandwidth
     row["to_sparse_bsr"] = try_ms(lambda a: a.to_sparse_bsr(block), inputs, reps)
     return row
+
+
+def measure_tables(directory, reps):
+    """The STile database: each matmul case's variants (its STile and the
+    dense fallback, both forced, detection included) timed on patterns of
+    its micro-tile at every coverage point of cases.TABLE_COVERAGE."""
+    table = cases.skeleton_table()
+    n = cases.SIZE
+    for entry in table["ops"]:
+        dtype_name = entry["op"].split()[-1].split(",")[0]
+        dtype = TORCH_DTYPE[dtype_name]
+        b = random(n, n, dtype=dtype)
+        c = random(n, n, dtype=torch.float32)
+        dense_times = []
+        for variant in entry["variants"]:
+            micro = variant["micro_tile"]
+            name = f"matmul_{dtype_name}_{micro[0]}x{micro[1]}"
+            fixed = PITKernel(directory / f"{name}.so")
+            dense = PITKernel(directory / f"{name}__dense.so")
+            latencies = []
+            for coverage in cases.TABLE_COVERAGE:
+                inputs = [sparsify(random(n, n, dtype=dtype), micro, 1 - coverage)
+                          for _ in range(PATTERNS)]
+                latencies.append(1e3 * median_ms(lambda a: fixed(a, b, c),
+                                                 inputs, reps))
+                dense_times.append(1e3 * median_ms(lambda a: dense(a, b, c),
+                                                   inputs, reps))
+            variant["latency_us"] = [round(t, 1) for t in latencies]
+            print(f"{entry['op']} {micro}: "
+                  + " ".join(f"{t:.0f}" for t in variant["latency_us"]),
+                  flush=True)
+        # Dense does not depend on the pattern; its detection a little.
+        entry["dense_us"] = round(statistics.median(dense_times), 1)
+        print(f"{entry['op']} dense: {entry['dense_us']:.0f}", flush=True)
+    return table
 
 
 def sweep_variants(directory, name, micro_text, sparsity, reps):
@@ -180,6 +237,8 @@ def main():
     parser.add_argument("--only", default="", help="run cases whose name has this")
     parser.add_argument("--sweep", action="store_true",
                         help="time the block shapes of cases.VARIANTS instead")
+    parser.add_argument("--tables", action="store_true",
+                        help="measure the STile database instead")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
@@ -194,6 +253,12 @@ def main():
                "copy_bandwidth_TBps": bandwidth / 1e9, "matmul": [], "sddmm": []}
     cublas_cache = {}
     failed = 0
+    if options.tables:
+        table = measure_tables(options.directory, options.reps)
+        table.update(device=device, date=time.strftime("%Y-%m-%d"),
+                     command="scripts/bench.sh run OUT --tables")
+        (options.out / "tables.json").write_text(json.dumps(table, indent=1))
+        return
     if options.sweep:
         results["sweep"] = []
         for name, dtype, micro, _, _ in cases.matmul_cases():
@@ -215,9 +280,10 @@ def main():
         (options.out / "sweep.json").write_text(json.dumps(results, indent=1))
         print(f"{failed} case(s) failed the correctness check")
         sys.exit(1 if failed else 0)
-    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'cuBLAS':>8s} "
+    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'fixed':>8s} "
+          f"{'dense':>8s} {'PIT/orcl':>8s} {'cuBLAS':>8s} "
           f"{'cuSPARSE':>8s} {'Triton':>8s} {'ideal':>8s} {'cuBLAS/PIT':>10s} "
-          f"{'PIT/ideal':>9s} {'toBSR':>8s} PIT kernels (ms)", flush=True)
+          f"{'PIT/ideal':>9s} {'toBSR':>8s} fixed's kernels (ms)", flush=True)
     for name, dtype, micro, _, block in cases.matmul_cases():
         if options.only not in name:
             continue
@@ -227,6 +293,8 @@ def main():
             results["matmul"].append(row)
             failed += not row["error"] < TOLERANCE
             print(f"{name:18s} {sparsity:5.2f} {row['error']:8.1e} {fmt(row['pit'])} "
+                  f"{fmt(row['fixed'])} {fmt(row['dense'])} "
+                  f"{ratio(row['pit'], row['oracle']):>8s} "
                   f"{fmt(row['cublas'])} {fmt(row['cusparse'])} {fmt(row['triton'])} "
                   f"{fmt(row['ideal'])} {ratio(row['cublas'], row['pit']):>10s} "
                   f"{ratio(row['pit'], row['ideal']):>9s} {fmt(row['to_sparse_bsr'])} "

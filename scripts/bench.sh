@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The benchmark of issue 5 (docs/BENCHMARKS.md), in two steps:
 #
-#   scripts/bench.sh compile        here, without a GPU: build, then compile
-#                                   every kernel of bench/cases.py into
-#                                   build/bench/*.so with pit-compile
-#   scripts/bench.sh run [OUTDIR]   on the GPU machine, from the repository
-#                                   root with build/bench carried: times PIT
-#                                   and its peers, prints the table, writes
-#                                   OUTDIR/results.json
+#   scripts/bench.sh compile [--sweep]
+#       here, without a GPU: build, then compile every kernel of
+#       bench/cases.py into build/bench/*.so with pit-compile; the run-time
+#       selection libraries use bench/tables/DEVICE.json when it exists
+#   scripts/bench.sh run [OUTDIR] [--tables | --sweep | --only S]
+#       on the GPU machine, from the repository root with build/bench
+#       carried: times PIT and its peers, prints the table, writes
+#       OUTDIR/results.json; --tables measures the STile database instead
+#       (OUTDIR/tables.json: copy it to bench/tables/DEVICE.json, compile
+#       again)
 #
 # Then, here: python3 bench/report.py OUTDIR/results.json docs/benchmarks
 set -euo pipefail
@@ -18,7 +21,8 @@ case "${1:-}" in
     scripts/setup.sh
     scripts/build.sh > build.log 2>&1 || { cat build.log; exit 1; }
     rm -rf build/bench
-    python3 bench/compile_cases.py build build/bench
+    shift
+    python3 bench/compile_cases.py build build/bench "$@"
     ;;
   run)
     out=${2:-bench-results}
@@ -29,7 +33,7 @@ case "${1:-}" in
     python3 bench/run_benchmark.py build/bench "$out" "$@"
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

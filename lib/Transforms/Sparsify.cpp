@@ -1,6 +1,7 @@
 //===- Sparsify.cpp - Rewrite marked linalg ops into PIT form -------------===//
 
 #include "PIT/Analysis/PITRules.h"
+#include "PIT/Analysis/STileDatabase.h"
 #include "PIT/Dialect/PIT/IR/PITCombiner.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
 #include "PIT/Transforms/Passes.h"
@@ -8,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::pit {
@@ -128,8 +130,61 @@ void emitTileBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
                    positions, seg, cnt, axis, microAttr, combiner);
 }
 
+/// Emits the STile of `rule` for `op`, reading `index`, with the output
+/// cleared first where the skipped iterations yield zero.
+void emitSTile(RewriterBase &rewriter, Location loc, linalg::LinalgOp op,
+               const PITRules &rules, const STileRule &rule,
+               const MicroTileIndex &index) {
+  if (rules.getSkippedIteration() == SkippedIteration::Zero) {
+    // Outside the non-zero micro-tiles the result is zero.
+    Value output = op.getDpsInits().front();
+    Type elementType = cast<MemRefType>(output.getType()).getElementType();
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getZeroAttr(elementType));
+    linalg::FillOp::create(rewriter, loc, zero, output);
+  }
+  auto stile = STileOp::create(rewriter, loc, index.counts,
+                               rules.getLoopExtents(), rule.denseTile,
+                               rule.microTile, rule.pitLoop,
+                               rules.getSparseMap());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(stile.getBody().front().getTerminator());
+  emitTileBody(rewriter, loc, op, rule, stile, index);
+}
+
+/// A variant of run-time selection: an STile rule and its latency table.
+struct SelectableVariant {
+  STileRule rule;
+  ArrayRef<double> latencies;
+};
+
+/// The linalg.fill right before `op` that writes its output (and nothing
+/// `op` reads), or null.
+linalg::FillOp findOutputFill(linalg::LinalgOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics())
+    return nullptr;
+  Value output = op.getDpsInits().front();
+  if (fill.getOutputs()[0] != output ||
+      llvm::is_contained(op.getDpsInputs(), output))
+    return nullptr;
+  return fill;
+}
+
 struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (latencyTable.empty())
+      return success();
+    std::string error;
+    FailureOr<STileDatabase> loaded = STileDatabase::load(latencyTable, error);
+    if (failed(loaded))
+      return emitError(UnknownLoc::get(context))
+             << "pit-sparsify: latency-table: " << error;
+    database = std::move(*loaded);
+    return success();
+  }
 
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> marked;
@@ -175,6 +230,44 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     return *chosen;
   }
 
+  /// The database's variants for `op` that the mark allows: a candidate
+  /// micro-tile, gathered along a loop the analysis finds legal for it.
+  /// Empty, with a remark, when there are none.
+  SmallVector<SelectableVariant> findVariants(linalg::LinalgOp op,
+                                              const PITRules &rules,
+                                              SparseAttr mark,
+                                              unsigned fixedCandidate) {
+    const OpLatencies *entry = database->lookup(op);
+    auto leaveFixed = [&](const Twine &why) {
+      op->emitRemark("pit-sparsify: ")
+          << why << "; candidate " << fixedCandidate
+          << " without run-time selection";
+      return SmallVector<SelectableVariant>{};
+    };
+    if (!entry)
+      return leaveFixed("the latency table has no entry for '" +
+                        STileDatabase::getKey(op) + "'");
+    SmallVector<SelectableVariant> variants;
+    for (DenseI64ArrayAttr microTile : mark.getMicroTiles()) {
+      std::string why;
+      FailureOr<SmallVector<STileRule>> stiles =
+          rules.getSTileRules(microTile.asArrayRef(), why);
+      if (failed(stiles))
+        continue;
+      for (const STileVariantLatencies &measured : entry->variants) {
+        if (ArrayRef<int64_t>(measured.microTile) != microTile.asArrayRef())
+          continue;
+        for (const STileRule &stile : *stiles)
+          if (stile.pitLoop == measured.pitLoop)
+            variants.push_back({stile, measured.latencies});
+      }
+    }
+    if (variants.empty())
+      return leaveFixed("the latency table has no variant for the mark's "
+                        "micro-tiles");
+    return variants;
+  }
+
   LogicalResult sparsify(linalg::LinalgOp op) {
     auto mark = op->getAttrOfType<SparseAttr>(PITDialect::getSparseAttrName());
     if (!op.hasPureBufferSemantics()) {
@@ -190,33 +283,113 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     FailureOr<STileRule> rule = chooseRule(op, rules, mark);
     if (failed(rule))
       return failure();
+    if (database) {
+      SmallVector<SelectableVariant> variants =
+          findVariants(op, rules, mark, candidate);
+      if (!variants.empty()) {
+        if (variant > static_cast<int64_t>(variants.size()))
+          return op->emitOpError("pit-sparsify: there is no variant ")
+                 << variant.getValue() << "; the latency table gives "
+                 << variants.size() << " and dense (" << variants.size()
+                 << ")";
+        sparsifyWithSelection(op, rules, variants,
+                              database->lookup(op)->dense);
+        return success();
+      }
+    }
 
     IRRewriter rewriter(op);
     Location loc = op.getLoc();
     Value sparse = op->getOperand(mark.getOperand());
     MicroTileIndex index = emitDetection(rewriter, loc, sparse, *rule);
-    if (rules.getSkippedIteration() == SkippedIteration::Zero) {
-      // Outside the non-zero micro-tiles the result is zero.
-      Value output = op.getDpsInits().front();
-      Type elementType = cast<MemRefType>(output.getType()).getElementType();
-      Value zero = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getZeroAttr(elementType));
-      linalg::FillOp::create(rewriter, loc, zero, output);
-    }
-    auto stile = STileOp::create(rewriter, loc, index.counts,
-                                 rules.getLoopExtents(), rule->denseTile,
-                                 rule->microTile, rule->pitLoop,
-                                 rules.getSparseMap());
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(stile.getBody().front().getTerminator());
-      emitTileBody(rewriter, loc, op, *rule, stile, index);
-    }
+    emitSTile(rewriter, loc, op, rules, *rule, index);
     memref::DeallocOp::create(rewriter, loc, index.positions);
     memref::DeallocOp::create(rewriter, loc, index.counts);
     rewriter.eraseOp(op);
     return success();
   }
+
+  /// Detection for every distinct index of `variants`, pit.select, and a
+  /// switch over the variants' STiles with `op` itself as the dense
+  /// fallback.
+  void sparsifyWithSelection(linalg::LinalgOp op, const PITRules &rules,
+                             ArrayRef<SelectableVariant> variants,
+                             double denseLatency) {
+    IRRewriter rewriter(op);
+    Location loc = op.getLoc();
+    linalg::FillOp fill = findOutputFill(op);
+    auto mark = op->getAttrOfType<SparseAttr>(PITDialect::getSparseAttrName());
+    Value sparse = op->getOperand(mark.getOperand());
+    ArrayRef<int64_t> shape = cast<MemRefType>(sparse.getType()).getShape();
+
+    // Variants that gather the same micro-tiles along the same dimension
+    // share one index.
+    SmallVector<MicroTileIndex> indices;
+    SmallVector<std::pair<SmallVector<int64_t>, unsigned>> indexKeys;
+    SmallVector<unsigned> indexOfVariant;
+    for (const SelectableVariant &variant : variants) {
+      std::pair<SmallVector<int64_t>, unsigned> key{variant.rule.microTile,
+                                                    variant.rule.sparseDim};
+      auto *found = llvm::find(indexKeys, key);
+      indexOfVariant.push_back(found - indexKeys.begin());
+      if (found != indexKeys.end())
+        continue;
+      indexKeys.push_back(key);
+      indices.push_back(emitDetection(rewriter, loc, sparse, variant.rule));
+    }
+
+    SmallVector<Value> counts;
+    SmallVector<int64_t> capacities;
+    SmallVector<Attribute> latencies;
+    for (auto [variant, number] : llvm::zip(variants, indexOfVariant)) {
+      counts.push_back(indices[number].counts);
+      unsigned dim = variant.rule.sparseDim;
+      capacities.push_back(shape[dim] / variant.rule.microTile[dim]);
+      latencies.push_back(rewriter.getDenseF64ArrayAttr(variant.latencies));
+    }
+    Value choice =
+        variant >= 0
+            ? Value(arith::ConstantIndexOp::create(rewriter, loc, variant))
+            : Value(SelectOp::create(
+                  rewriter, loc, rewriter.getIndexType(), counts,
+                  rewriter.getDenseI64ArrayAttr(capacities),
+                  rewriter.getDenseF64ArrayAttr(database->getCoverage()),
+                  rewriter.getArrayAttr(latencies),
+                  rewriter.getF64FloatAttr(denseLatency)));
+
+    SmallVector<int64_t> cases =
+        llvm::to_vector(llvm::seq<int64_t>(0, variants.size()));
+    auto switchOp = scf::IndexSwitchOp::create(rewriter, loc, TypeRange{},
+                                               choice, cases, cases.size());
+    // Each case starts with the output's fill, which its lowering may fold.
+    auto startCase = [&](Region &region) {
+      Block &block = region.emplaceBlock();
+      rewriter.setInsertionPointToStart(&block);
+      scf::YieldOp::create(rewriter, loc);
+      rewriter.setInsertionPointToStart(&block);
+      if (fill)
+        rewriter.clone(*fill);
+    };
+    for (auto [number, variant] : llvm::enumerate(variants)) {
+      startCase(switchOp.getCaseRegions()[number]);
+      emitSTile(rewriter, loc, op, rules, variant.rule,
+                indices[indexOfVariant[number]]);
+    }
+    startCase(switchOp.getDefaultRegion());
+    Operation *dense = rewriter.clone(*op);
+    dense->removeAttr(PITDialect::getSparseAttrName());
+
+    rewriter.setInsertionPointAfter(switchOp);
+    for (const MicroTileIndex &index : indices) {
+      memref::DeallocOp::create(rewriter, loc, index.positions);
+      memref::DeallocOp::create(rewriter, loc, index.counts);
+    }
+    rewriter.eraseOp(op);
+    if (fill)
+      rewriter.eraseOp(fill);
+  }
+
+  std::optional<STileDatabase> database;
 };
 
 } // namespace

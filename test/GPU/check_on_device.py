@@ -25,7 +25,7 @@ TOLERANCE = 1e-4  # f16/bf16 inputs are exact in float32 products; sums in f32
 def run_case(name, template, params, pit_loop, directory, calls, sparsities):
     kernel = Kernel(directory / f"{name}.so")
     t = TORCH_DTYPE[params["t"]]
-    micro = [int(e) for e in params["mt"].split("x")]
+    micro = [int(e) for e in params.get("pattern", params["mt"]).split("x")]
     rand = lambda *shape, dtype=t: (torch.rand(*shape, device="cuda") * 2 - 1).to(dtype)
     worst = 0.0
     for sparsity in sparsities:

@@ -19,10 +19,12 @@ def main():
     for name, template, params, pit_loop, refused in kernels.cases():
         source = out / f"{name}.mlir"
         source.write_text(template.format(**params))
-        result = subprocess.run(
-            [str(build / "bin" / "pit-compile"), str(source), "-o",
-             str(out / f"{name}.so"), "--chip", "sm_90", "--pit-loop",
-             str(pit_loop)], capture_output=True, text=True)
+        command = [str(build / "bin" / "pit-compile"), str(source), "-o",
+                   str(out / f"{name}.so"), "--chip", "sm_90", "--pit-loop",
+                   str(pit_loop)]
+        if "table" in params:
+            command += ["--latency-table", params["table"]]
+        result = subprocess.run(command, capture_output=True, text=True)
         if refused:
             ok = result.returncode != 0 and "does not divide" in result.stderr
             (out / f"{name}.refused").write_text(result.stderr)

@@ -48,9 +48,17 @@ SDDMM = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %
 """
 
 
+# The STile database of the lit tests (made-up latencies), relative to the
+# repository root.
+SELECTION_TABLE = "test/Inputs/latency-table.json"
+
+
 def cases():
     """(name, template, parameters, pit_loop, expect_refusal). Names that
-    start with "small_" are the ones run under compute-sanitizer."""
+    start with "small_" are the ones run under compute-sanitizer. Parameters
+    beyond the template's: "pattern", the micro-tile of the random pattern
+    when it is not the mark's ("mt"), and "table", a latency table to
+    compile with."""
     out = []
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
         out.append((f"small_matmul_256_{mt}_{loop}", MATMUL,
@@ -59,6 +67,14 @@ def cases():
                 dict(m=256, n=128, k=256, t="bf16", mt="16x16"), 2, False))
     out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1"), 2, False))
+    # Run-time selection among 32x1, 32x64 and dense, with the made-up
+    # latency tables of the lit tests: patterns of 32x1 micro-tiles pick
+    # dense at 0 and 50%, 32x1 at 90 and 99%, 32x64 at 100%; patterns of
+    # 32x64 pick 32x64 from 90% on. Every branch runs.
+    for pattern in ["32x1", "32x64"]:
+        out.append((f"small_select_256_{pattern}_pattern", MATMUL_CLEARED,
+                    dict(m=256, n=256, k=256, t="f16", mt="32x1, 32x64",
+                         pattern=pattern, table=SELECTION_TABLE), -1, False))
     out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
                 dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,

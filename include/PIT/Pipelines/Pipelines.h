@@ -26,11 +26,22 @@ struct SparsifyPipelineOptions : public PassPipelineOptions<Derived> {
       *this, "pit-loop",
       llvm::cl::desc("The loop to gather along (-1: the analysis' choice)"),
       llvm::cl::init(-1)};
+  detail::PassOptions::Option<std::string> latencyTable{
+      *this, "latency-table",
+      llvm::cl::desc("An STile database (JSON): choose among the variants "
+                     "at run time")};
+  detail::PassOptions::Option<int64_t> variant{
+      *this, "variant",
+      llvm::cl::desc("With a latency table: always run this variant (-1: "
+                     "choose at run time; the number of variants: dense)"),
+      llvm::cl::init(-1)};
 
   PITSparsifyOptions getSparsifyOptions() const {
     PITSparsifyOptions options;
     options.candidate = this->candidate;
     options.pitLoop = this->pitLoop;
+    options.latencyTable = this->latencyTable;
+    options.variant = this->variant;
     return options;
   }
 };

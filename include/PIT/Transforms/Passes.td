@@ -62,9 +62,24 @@ def PITSparsify : Pass<"pit-sparsify"> {
       when the PIT loop is parallel, combined with the reduction's combiner
       when the operation reduces).
 
-    The micro-tile is candidate `candidate` of the mark (the first by
-    default: selection among candidates at run time is a later stage), and
-    the PIT loop the analysis ranks first unless `pit-loop` names one.
+    Without a `latency-table`, the micro-tile is candidate `candidate` of
+    the mark (the first by default), and the PIT loop the analysis ranks
+    first unless `pit-loop` names one.
+
+    With `latency-table` (an STile database: JSON latency tables measured on
+    a GPU, see `bench/run_benchmark.py --tables`), the choice is made at run
+    time (the PIT paper's Algorithm 1). Every variant the database has for
+    the operation whose micro-tile is a candidate of the mark, and whose PIT
+    loop is legal for it, is built: one `pit.detect` per distinct index,
+    then `pit.select`, which estimates each variant's latency from the
+    coverage its detection found, and an `scf.index_switch` over the
+    variants' STiles, with the original operation (unmarked) as the dense
+    fallback. A fill of the output right before the operation moves into
+    every case, so that each variant can fold it into its own writes.
+    An operation the database has no entry for is sparsified as without it,
+    with a remark. `variant` N >= 0 replaces the choice by variant N (the
+    number of variants means dense), detections included: that is how the
+    latency tables and the oracle of the benchmark are measured.
 
     Matches: linalg operations on buffers with a `pit.sparse` mark.
     Leaves alone, with a remark: operations on tensors (bufferize first),
@@ -72,11 +87,17 @@ def PITSparsify : Pass<"pit-sparsify"> {
     its reason).
     Fails, with an error naming the operation: a mark whose micro-tile does
     not divide the sparse operand, or has no legal PIT loop, and a
-    `pit-loop` or `candidate` that does not exist for it.
+    `pit-loop` or `candidate` that does not exist for it. Fails, with an
+    error, when the latency table cannot be read.
   }];
   let options = [
     Option<"candidate", "candidate", "unsigned", /*default=*/"0",
-           "Which micro-tile of the mark to use">,
+           "Which micro-tile of the mark to use (without a latency table)">,
+    Option<"latencyTable", "latency-table", "std::string", /*default=*/"\"\"",
+           "An STile database (JSON): choose among the variants at run time">,
+    Option<"variant", "variant", "int64_t", /*default=*/"-1",
+           "With a latency table: always run this variant (-1: choose at "
+           "run time; the number of variants: dense)">,
     Option<"pitLoop", "pit-loop", "int64_t", /*default=*/"-1",
            "The loop to gather along (-1: the analysis' first choice)">
   ];
@@ -84,7 +105,8 @@ def PITSparsify : Pass<"pit-sparsify"> {
     "::mlir::pit::PITDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
-    "::mlir::memref::MemRefDialect"
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -388,8 +388,8 @@ std::pair<Value, Value> mlir::pit::gatheredCoordinate(KernelBuilder &k,
   return {k.add(k.mul(position, k.index(micro)), within), valid};
 }
 
-Value mlir::pit::loadCount(KernelBuilder &k, STileOp op, Value segment) {
+Value mlir::pit::loadCount(KernelBuilder &k, Value counts, Value segment) {
   return arith::IndexCastOp::create(
       k.b, k.loc, k.b.getIndexType(),
-      memref::LoadOp::create(k.b, k.loc, op.getCounts(), segment));
+      memref::LoadOp::create(k.b, k.loc, counts, segment));
 }

@@ -157,8 +157,9 @@ std::pair<Value, Value> gatheredCoordinate(KernelBuilder &k, Value positions,
                                            Value segment, Value count, Value c,
                                            int64_t micro, int64_t capacity);
 
-/// The number of micro-tiles that `op`'s detection found in `segment`.
-Value loadCount(KernelBuilder &k, STileOp op, Value segment);
+/// The number of micro-tiles the detection found in `segment` (`counts`
+/// of an STile).
+Value loadCount(KernelBuilder &k, Value counts, Value segment);
 
 } // namespace mlir::pit
 

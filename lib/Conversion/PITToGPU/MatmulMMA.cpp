@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -38,7 +39,14 @@ struct MatmulTile {
   /// Whether A's rows are gathered (and C's scattered) rather than k.
   bool alongM;
   Value a, b, c;
+  /// The index of the gathered dimension; null for a dense matmul, whose
+  /// block walks all of k.
   Value positions;
+  /// The matmul's extents (without the batch) and the number of row blocks
+  /// (times the batch): a block computes one n tile of one of them.
+  int64_t extentM, extentN, extentK, numSegments;
+  /// The counts of the STile's index (when there is one).
+  Value counts;
   MmaTileShape shape;
   int64_t microK, microM;
   /// Shared-memory stages of the gather along k.
@@ -76,19 +84,38 @@ void buildVectorAtomicAdd(OpBuilder &b, Location loc, Value memref,
       /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
 }
 
-/// The pit.detect before `op` that fills `positions`, or null.
+/// The pit.detect that fills `positions` before `op`, in its block or in
+/// the blocks that enclose it (a variant of run-time selection runs inside a
+/// case of the switch, after the detections), or null.
 DetectOp findDetect(STileOp op, Value positions) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (auto detect = dyn_cast<DetectOp>(prev))
-      if (detect.getPositions() == positions)
-        return detect;
+  for (Operation *at = op; at && !isa<FunctionOpInterface>(at);
+       at = at->getParentOp())
+    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
+      if (auto detect = dyn_cast<DetectOp>(prev))
+        if (detect.getPositions() == positions)
+          return detect;
   return nullptr;
+}
+
+/// Where the compacted copy of `detect` is freed: with the index it is
+/// written next to (after the dealloc of its positions), so that it is
+/// freed whichever variant runs; right after `op` when there is no such
+/// dealloc.
+void setInsertionPointForCopyDealloc(OpBuilder &b, DetectOp detect,
+                                     STileOp op) {
+  for (Operation *user : detect.getPositions().getUsers())
+    if (isa<memref::DeallocOp>(user) &&
+        user->getBlock() == detect->getBlock()) {
+      b.setInsertionPointAfter(user);
+      return;
+    }
+  b.setInsertionPointAfter(op);
 }
 
 /// The linalg.fill that last wrote zeros into `c` before `op`, when nothing
 /// between them touches `c`: PIT's own index allocations and detection are
 /// the only ops allowed in between.
-linalg::FillOp findZeroFillBefore(STileOp op, Value c) {
+linalg::FillOp findZeroFillBefore(Operation *op, Value c) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
       if (fill.getOutputs()[0] != c)
@@ -162,6 +189,11 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   tile.b = sreadB.getSource();
   tile.c = write.getDest();
   tile.positions = sreadA.getPositions();
+  tile.counts = op.getCounts();
+  tile.extentM = op.getDomain()[lead];
+  tile.extentN = op.getDomain()[lead + 1];
+  tile.extentK = op.getDomain()[lead + 2];
+  tile.numSegments = op.getNumSegments();
   Type inputType = sreadA.getSource().getType().getElementType();
   Type outputType = write.getDest().getType().getElementType();
   if (!(inputType.isF16() || inputType.isBF16()) ||
@@ -202,16 +234,15 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
 }
 
 /// Gathered along k: a block per (segment, n tile) loops over the chunks of
-/// the segment's compacted k and adds its output tile into C.
-void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
-                       const MatmulTile &t) {
+/// the segment's compacted k and adds its output tile into C. A dense
+/// matmul (no index) is the same walk over all of k.
+void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   KernelBuilder k{b, loc};
   const MmaTileShape &s = t.shape;
-  unsigned lead = t.batched;
-  int64_t m = op.getDomain()[lead], n = op.getDomain()[lead + 1];
-  int64_t capacity = op.getDomain()[lead + 2] / t.microK;
+  int64_t m = t.extentM, n = t.extentN;
+  int64_t capacity = t.extentK / t.microK;
   int64_t nTiles = n / s.n;
-  BlockMma mma(b, loc, s, op.getNumSegments() * nTiles, t.stages,
+  BlockMma mma(b, loc, s, t.numSegments * nTiles, t.stages,
                /*aKMajor=*/bool(t.compactedA));
 
   Value segment = k.div(mma.blockId, nTiles);
@@ -223,10 +254,15 @@ void buildGatherAlongK(OpBuilder &b, Location loc, STileOp op,
                      : SmallVector<Value>{row, column};
   };
   Value n0 = k.mul(k.rem(mma.blockId, nTiles), k.index(s.n));
-  Value count = loadCount(k, op, segment);
+  Value count = t.positions ? loadCount(k, t.counts, segment)
+                            : k.index(capacity);
   Value numChunks =
       k.div(k.add(k.mul(count, k.index(t.microK)), k.index(s.k - 1)), s.k);
-  auto gathered = [&](Value c) {
+  // Where compacted coordinate c of the segment lives along k, and whether
+  // it is real (null: always).
+  auto gathered = [&](Value c) -> std::pair<Value, Value> {
+    if (!t.positions)
+      return {c, Value()};
     return gatheredCoordinate(k, t.positions, segment, count, c, t.microK,
                               capacity);
   };
@@ -319,7 +355,7 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   Value segment = k.div(rest, nTiles);
   Value k0 = k.mul(segment, k.index(s.k));
   Value row0 = k.mul(rowTile, k.index(s.m));
-  Value count = loadCount(k, op, segment);
+  Value count = loadCount(k, op.getCounts(), segment);
   auto gathered = [&](Value row) {
     return gatheredCoordinate(k, t.positions, segment, count,
                               k.add(row0, row), t.microM, capacity);
@@ -369,7 +405,77 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   });
 }
 
+/// The block of a dense matmul: with no index to follow, a block may cover
+/// many rows, and 128 x 128 reads A and B half as often from L2 as the
+/// 32-row blocks of a gathered segment.
+constexpr int64_t kDenseBlockRows = 128, kDenseBlockColumns = 128,
+                  kDenseChunk = 32;
+
+/// Recognises a dense `C += A x B` (linalg.matmul, or a generic with its
+/// maps) on static, contiguous f16/bf16 A and B and f32 C, whose extents
+/// are whole blocks.
+FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
+                                       const MmaKernelOptions &options) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
+      !linalg::isaContractionOpInterface(op))
+    return failure();
+  auto map = [&](unsigned r0, unsigned r1) {
+    return getOperandMap(op.getContext(), r0, r1);
+  };
+  if (op.getIndexingMapsArray() !=
+      SmallVector<AffineMap>{map(0, 2), map(2, 1), map(0, 1)})
+    return failure();
+  MatmulTile tile;
+  tile.batched = false;
+  tile.alongM = false;
+  tile.a = op.getDpsInputs()[0];
+  tile.b = op.getDpsInputs()[1];
+  tile.c = op.getDpsInits()[0];
+  for (Value operand : {tile.a, tile.b, tile.c}) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return failure();
+  }
+  Type inputType = cast<MemRefType>(tile.a.getType()).getElementType();
+  if (!(inputType.isF16() || inputType.isBF16()) ||
+      cast<MemRefType>(tile.b.getType()).getElementType() != inputType ||
+      !cast<MemRefType>(tile.c.getType()).getElementType().isF32())
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  tile.extentM = ranges[0];
+  tile.extentN = ranges[1];
+  tile.extentK = ranges[2];
+  tile.shape = {kDenseBlockRows, kDenseBlockColumns, kDenseChunk, inputType};
+  if (tile.extentM % tile.shape.m != 0 || tile.extentN % tile.shape.n != 0 ||
+      tile.extentK % tile.shape.k != 0)
+    return failure();
+  tile.numSegments = tile.extentM / tile.shape.m;
+  // A "micro-tile" of one copy along k: the walk never splits a copy.
+  tile.microK = kVector;
+  tile.microM = 1;
+  tile.stages = std::max<int64_t>(
+      1, std::min<int64_t>(4, kSharedBytes / tile.shape.sharedBytes()));
+  return tile;
+}
+
 } // namespace
+
+LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
+                                          linalg::LinalgOp op,
+                                          const MmaKernelOptions &options) {
+  FailureOr<MatmulTile> matched = matchDenseMatmul(op, options);
+  if (failed(matched))
+    return failure();
+  if (matched->c != matched->a && matched->c != matched->b)
+    matched->zeroFill = findZeroFillBefore(op, matched->c);
+  rewriter.setInsertionPoint(op);
+  if (matched->zeroFill)
+    rewriter.eraseOp(matched->zeroFill);
+  buildGatherAlongK(rewriter, op.getLoc(), *matched);
+  rewriter.eraseOp(op);
+  return success();
+}
 
 LogicalResult
 mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
@@ -405,9 +511,9 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
   if (matched->alongM)
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);
   else
-    buildGatherAlongK(rewriter, op.getLoc(), op, *matched);
+    buildGatherAlongK(rewriter, op.getLoc(), *matched);
   if (matched->compactedA) {
-    rewriter.setInsertionPoint(op);
+    setInsertionPointForCopyDealloc(rewriter, detect, op);
     memref::DeallocOp::create(rewriter, op.getLoc(), matched->compactedA);
   }
   rewriter.eraseOp(op);

@@ -5,6 +5,7 @@
 
 #include "PIT/Conversion/Detection.h"
 #include "PIT/Conversion/Passes.h"
+#include "PIT/Conversion/Selection.h"
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
 
@@ -369,6 +370,35 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
 }
 
 //===----------------------------------------------------------------------===//
+// pit.select
+//===----------------------------------------------------------------------===//
+
+/// The choice is made on the host, which launches the chosen variant: the
+/// counts come back to stack buffers (reserved at the function's entry, so
+/// that nothing but the copy waits for the detection), and the cost model
+/// runs on them.
+void lowerSelect(RewriterBase &rewriter, func::FuncOp func, SelectOp op) {
+  Location loc = op.getLoc();
+  llvm::DenseMap<Value, Value> hostCopies;
+  SmallVector<Value> hostCounts;
+  for (Value counts : op.getCounts()) {
+    Value &host = hostCopies[counts];
+    if (!host) {
+      rewriter.setInsertionPointToStart(&func.getBody().front());
+      auto type = cast<MemRefType>(counts.getType());
+      host = memref::AllocaOp::create(
+          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
+      rewriter.setInsertionPoint(op);
+      gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                            host, counts);
+    }
+    hostCounts.push_back(host);
+  }
+  rewriter.setInsertionPoint(op);
+  rewriter.replaceOp(op, buildVariantChoice(rewriter, loc, op, hostCounts));
+}
+
+//===----------------------------------------------------------------------===//
 // The host code around them
 //===----------------------------------------------------------------------===//
 
@@ -458,6 +488,8 @@ struct ConvertPITToGPUPass
       SmallVector<DetectOp> detects;
       func.walk([&](STileOp op) { stiles.push_back(op); });
       func.walk([&](DetectOp op) { detects.push_back(op); });
+      MmaKernelOptions options{mmaBlockColumns, mmaChunk, mmaStages,
+                               hasVectorAtomics(chip)};
       SmallVector<CompactedCopy> copies;
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
@@ -479,6 +511,21 @@ struct ConvertPITToGPUPass
         failed |=
             mlir::failed(lowerDetect(rewriter, op, threadsPerBlock, copy));
       }
+      // Dense matmuls (the fallback of a selection among variants) run on
+      // the tensor cores too.
+      if (useTensorCores) {
+        SmallVector<linalg::LinalgOp> denseOps;
+        func.walk([&](linalg::LinalgOp op) {
+          if (!op->getParentOfType<gpu::LaunchOp>())
+            denseOps.push_back(op);
+        });
+        for (linalg::LinalgOp op : denseOps)
+          (void)lowerMatmulToMMA(rewriter, op, options);
+      }
+      SmallVector<SelectOp> selects;
+      func.walk([&](SelectOp op) { selects.push_back(op); });
+      for (SelectOp op : selects)
+        lowerSelect(rewriter, func, op);
       lowerHostCode(rewriter, func, threadsPerBlock);
     });
     if (failed)

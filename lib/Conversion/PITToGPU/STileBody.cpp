@@ -29,3 +29,10 @@ bool mlir::pit::isGatheredRead(SReadOp read, int64_t axis, int64_t micro) {
   return read && read.getPositions() && read.getAxis() == axis &&
          read.getMicro() == micro;
 }
+
+AffineMap mlir::pit::getOperandMap(MLIRContext *context, unsigned r0,
+                                   unsigned r1) {
+  return AffineMap::get(
+      3, 0, {getAffineDimExpr(r0, context), getAffineDimExpr(r1, context)},
+      context);
+}

@@ -30,6 +30,10 @@ SReadOp findRead(Value tile);
 /// Whether `read` gathers along `axis` with micro-tiles `micro` long there.
 bool isGatheredRead(SReadOp read, int64_t axis, int64_t micro);
 
+/// The map (d0, d1, d2) -> (d_r0, d_r1): an operand of a 3-loop matmul or
+/// SDDMM, such as A's (m, k).
+AffineMap getOperandMap(MLIRContext *context, unsigned r0, unsigned r1);
+
 } // namespace mlir::pit
 
 #endif // PIT_LIB_CONVERSION_PITTOGPU_STILEBODY_H

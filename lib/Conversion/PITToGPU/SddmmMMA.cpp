@@ -84,12 +84,8 @@ bool narrowB(const SddmmTile &t) { return !t.alongM && t.micro % kVector != 0; }
 FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   if (op.getNumLoops() != 3)
     return failure();
-  MLIRContext *context = op.getContext();
   auto map = [&](unsigned r0, unsigned r1) {
-    return AffineMap::get(3, 0,
-                          {getAffineDimExpr(r0, context),
-                           getAffineDimExpr(r1, context)},
-                          context);
+    return getOperandMap(op.getContext(), r0, r1);
   };
   int64_t axis = op.getPitAxis();
   if (op.getSparseMap() != map(0, 1) || (axis != 0 && axis != 1))
@@ -173,7 +169,7 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   Value gathered0 =
       k.mul(k.rem(mma.blockId, gatheredTiles), k.index(gatheredTile));
   Value dense0 = k.mul(segment, k.index(t.alongM ? s.n : s.m));
-  Value count = loadCount(k, op, segment);
+  Value count = loadCount(k, op.getCounts(), segment);
   auto gathered = [&](Value c) {
     return gatheredCoordinate(k, t.positions, segment, count,
                               k.add(gathered0, c), t.micro, capacity);

@@ -10,6 +10,7 @@
 #define PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H
 
 #include "PIT/Dialect/PIT/IR/PITOps.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::pit {
@@ -48,6 +49,14 @@ struct MmaKernelOptions {
 LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
                                     const MmaKernelOptions &options,
                                     SmallVectorImpl<CompactedCopy> &copies);
+
+/// A dense `C += A x B` (f16 or bf16 A and B, f32 C, static and contiguous)
+/// outside any STile: the dense fallback of run-time selection, and any
+/// plain matmul of a PIT program. The same kernel as the matmul STile
+/// gathered along k, walking all of k with 128 x 128 blocks; a zero fill of
+/// C right before it is folded into its stores.
+LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
+                               const MmaKernelOptions &options);
 
 /// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
 /// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and

@@ -2,6 +2,7 @@
 
 #include "PIT/Conversion/Detection.h"
 #include "PIT/Conversion/Passes.h"
+#include "PIT/Conversion/Selection.h"
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITCombiner.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
@@ -214,6 +215,13 @@ struct ConvertPITToSCFPass
       else if (auto write = dyn_cast<SWriteOp>(op))
         lowerSWriteToElements(rewriter, write, buildElementLoops,
                               CombineWrite::ReadModifyWrite);
+      else if (auto select = dyn_cast<SelectOp>(op)) {
+        // The counts are host memory already.
+        rewriter.setInsertionPoint(select);
+        rewriter.replaceOp(select, buildVariantChoice(rewriter, select.getLoc(),
+                                                      select,
+                                                      select.getCounts()));
+      }
     });
   }
 };

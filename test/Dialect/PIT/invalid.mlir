@@ -321,3 +321,75 @@ func.func @swrite_combiner_integer(%c: memref<128x128xf32>, %t: memref<32x32xf32
   pit.swrite %t into %c[%i, %i] combine <ori> : memref<32x32xf32> to memref<128x128xf32>
   return
 }
+
+// -----
+
+func.func @select_no_variant() -> index {
+  // expected-error @+1 {{'pit.select' op needs at least one variant}}
+  %v = "pit.select"() <{capacities = array<i64>, coverage = array<f64: 0.0>, latencies = [], dense = 1.0 : f64}> : () -> index
+  return %v : index
+}
+
+// -----
+
+func.func @select_capacities(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op has 1 variants but 2 capacities}}
+  %v = pit.select %c capacities [8, 8] coverage [0.0] latencies [array<f64: 1.0>] dense 1.0 : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_tables(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op has 1 variants but 0 latency tables}}
+  %v = pit.select %c capacities [8] coverage [0.0] latencies [] dense 1.0 : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_capacity(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op capacities must be positive, got 0}}
+  %v = pit.select %c capacities [0] coverage [0.0] latencies [array<f64: 1.0>] dense 1.0 : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_coverage_range(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op coverage points must lie in [0, 1], got 1.5}}
+  %v = pit.select %c capacities [8] coverage [1.5] latencies [array<f64: 1.0>] dense 1.0 : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_coverage_order(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op coverage points must increase}}
+  %v = pit.select %c capacities [8] coverage [0.5, 0.5] latencies [array<f64: 1.0, 2.0>] dense 1.0 : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_table_size(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op latency table 0 has 1 entries for 2 coverage points}}
+  %v = pit.select %c capacities [8] coverage [0.0, 1.0] latencies [array<f64: 1.0>] dense 1.0 : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_negative(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op latencies must be non-negative, got -1}}
+  %v = pit.select %c capacities [8] coverage [0.0] latencies [array<f64: -1.0>] dense 1.0 : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_dense(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op the dense latency must be non-negative}}
+  %v = pit.select %c capacities [8] coverage [0.0] latencies [array<f64: 1.0>] dense -1.0 : memref<4xi32>
+  return %v : index
+}

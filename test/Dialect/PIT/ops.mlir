@@ -112,3 +112,15 @@ func.func @dense_transfer(%src: memref<64x64xi32>, %tile: memref<16x16xi32>,
   pit.swrite %tile into %src[%i, %j] : memref<16x16xi32> to memref<64x64xi32>
   return
 }
+
+// -----
+
+// Run-time selection between two variants (sharing one index) and dense.
+// CHECK-LABEL: func @select
+func.func @select(%counts: memref<128xi32>) -> index {
+  // CHECK: %{{.+}} = pit.select %{{.+}}, %{{.+}} capacities [4096, 4096] coverage [0.000000e+00, 1.000000e+00] latencies [array<f64: 1.000000e+00, 2.000000e+02>, array<f64: 2.000000e+00, 1.500000e+02>] dense 1.800000e+02 : memref<128xi32>, memref<128xi32>
+  %variant = pit.select %counts, %counts capacities [4096, 4096] coverage [0.0, 1.0]
+      latencies [array<f64: 1.0, 200.0>, array<f64: 2.0, 150.0>] dense 180.0
+      : memref<128xi32>, memref<128xi32>
+  return %variant : index
+}

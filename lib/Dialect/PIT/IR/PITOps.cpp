@@ -173,6 +173,47 @@ LogicalResult DetectOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SelectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SelectOp::verify() {
+  unsigned variants = getNumVariants();
+  if (variants == 0)
+    return emitOpError("needs at least one variant");
+  if (getCapacities().size() != variants)
+    return emitOpError("has ") << variants << " variants but "
+                               << getCapacities().size() << " capacities";
+  if (getLatencies().size() != variants)
+    return emitOpError("has ") << variants << " variants but "
+                               << getLatencies().size() << " latency tables";
+  for (int64_t capacity : getCapacities())
+    if (capacity <= 0)
+      return emitOpError("capacities must be positive, got ") << capacity;
+  ArrayRef<double> coverage = getCoverage();
+  if (coverage.empty())
+    return emitOpError("needs at least one coverage point");
+  for (auto [i, point] : llvm::enumerate(coverage)) {
+    if (point < 0.0 || point > 1.0)
+      return emitOpError("coverage points must lie in [0, 1], got ") << point;
+    if (i > 0 && point <= coverage[i - 1])
+      return emitOpError("coverage points must increase");
+  }
+  for (auto [variant, table] : llvm::enumerate(getLatencies())) {
+    ArrayRef<double> latencies = cast<DenseF64ArrayAttr>(table).asArrayRef();
+    if (latencies.size() != coverage.size())
+      return emitOpError("latency table ")
+             << variant << " has " << latencies.size() << " entries for "
+             << coverage.size() << " coverage points";
+    for (double latency : latencies)
+      if (!(latency >= 0.0))
+        return emitOpError("latencies must be non-negative, got ") << latency;
+  }
+  if (!(getDense().convertToDouble() >= 0.0))
+    return emitOpError("the dense latency must be non-negative");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // STileOp
 //===----------------------------------------------------------------------===//
 

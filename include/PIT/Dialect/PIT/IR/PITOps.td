@@ -60,6 +60,56 @@ def PIT_DetectOp : PIT_Op<"detect"> {
 }
 
 //===----------------------------------------------------------------------===//
+// SelectOp
+//===----------------------------------------------------------------------===//
+
+def PIT_SelectOp : PIT_Op<"select"> {
+  let summary = "Picks the STile variant of least estimated latency, at run time";
+  let description = [{
+    Run-time selection among the STile variants of one operation (the PIT
+    paper's Algorithm 1). Variant `i` reads the index whose per-segment
+    counts are `counts[i]`; its *coverage* is the fraction of its candidate
+    micro-tiles that the detection found non-zero:
+    `sum(counts[i]) / (size(counts[i]) * capacities[i])`.
+
+    Each variant has a latency table: `latencies[i][j]` is its measured
+    latency, in microseconds, at coverage `coverage[j]` (increasing, from 0
+    to 1). The estimate at the detected coverage interpolates the table
+    linearly (and holds its end values outside it). The result is the
+    variant with the lowest estimate, or the number of variants (the dense
+    fallback) when `dense` is lower still. Ties go to the lower number.
+
+    Several variants may read the same counts (dense tile shapes of one
+    micro-tile); the latency tables are the compiler's STile database,
+    measured on the GPU (see `pit-sparsify`'s `latency-table`).
+
+    ```mlir
+    %variant = pit.select %counts32x1, %counts32x64 capacities [4096, 64]
+        coverage [0.0, 0.1, 1.0]
+        latencies [[20.0, 60.0, 800.0], [20.0, 40.0, 750.0]] dense 180.0
+        : memref<128xi32>, memref<128xi32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Variadic<PIT_CountsMemRef>, "each variant's counts", [MemRead]>:$counts,
+    DenseI64ArrayAttr:$capacities,
+    DenseF64ArrayAttr:$coverage,
+    TypedArrayAttrBase<DenseF64ArrayAttr, "latency tables">:$latencies,
+    F64Attr:$dense
+  );
+  let results = (outs Index:$variant);
+  let assemblyFormat = [{
+    $counts `capacities` $capacities `coverage` $coverage
+    `latencies` $latencies `dense` $dense attr-dict `:` type($counts)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of sparse variants; the result equals it for dense.
+    unsigned getNumVariants() { return getCounts().size(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // STileOp
 //===----------------------------------------------------------------------===//
 

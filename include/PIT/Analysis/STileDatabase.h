@@ -1,0 +1,66 @@
+//===- STileDatabase.h - Measured latencies of STile variants ----*- C++ -*-===//
+//
+// The STile database of run-time selection: for each operation it has been
+// measured on (a linalg op of given loop extents and element types), the
+// latency of each STile variant (micro-tile and PIT loop) as a function of
+// the coverage the detection finds, and the latency of the dense fallback.
+// It is a JSON file measured on one GPU (bench/run_benchmark.py --tables
+// writes it) and read by pit-sparsify:
+//
+//   {"device": "NVIDIA H100 80GB HBM3", "date": "...", "command": "...",
+//    "coverage": [0.0, 0.01, ..., 1.0],
+//    "ops": [{"op": "linalg.matmul 4096x4096x4096 f16,f16,f32",
+//             "dense_us": 180.0,
+//             "variants": [{"micro_tile": [32, 1], "pit_loop": 2,
+//                           "latency_us": [...one per coverage point...]}]}]}
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIT_ANALYSIS_STILEDATABASE_H
+#define PIT_ANALYSIS_STILEDATABASE_H
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace mlir::pit {
+
+/// One STile variant's latency table.
+struct STileVariantLatencies {
+  SmallVector<int64_t> microTile;
+  unsigned pitLoop;
+  /// Microseconds, one per coverage point of the database.
+  SmallVector<double> latencies;
+};
+
+/// Everything measured for one operation.
+struct OpLatencies {
+  double dense;
+  SmallVector<STileVariantLatencies> variants;
+};
+
+class STileDatabase {
+public:
+  /// Reads the database at `path`; fails with the reason in `error`.
+  static FailureOr<STileDatabase> load(StringRef path, std::string &error);
+
+  /// The key an operation is measured under: its name, loop extents and
+  /// operand element types ("linalg.matmul 4096x4096x4096 f16,f16,f32").
+  static std::string getKey(linalg::LinalgOp op);
+
+  /// What was measured for `op`, or null.
+  const OpLatencies *lookup(linalg::LinalgOp op) const;
+
+  ArrayRef<double> getCoverage() const { return coverage; }
+  StringRef getDevice() const { return device; }
+
+private:
+  std::string device;
+  SmallVector<double> coverage;
+  llvm::StringMap<OpLatencies> ops;
+};
+
+} // namespace mlir::pit
+
+#endif // PIT_ANALYSIS_STILEDATABASE_H
