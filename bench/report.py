@@ -13,12 +13,28 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-PEERS = [("pit", "PIT"), ("cublas", "cuBLAS dense"), ("cusparse", "cuSPARSE CSR"),
+PEERS = [("pit", "PIT"), ("dense", "PIT dense fallback"), ("cublas", "cuBLAS dense"), ("cusparse", "cuSPARSE CSR"),
          ("triton", "Triton BSR"), ("ideal", "ideal")]
 
 
 def number(value):
     return value if isinstance(value, float) else None
+
+
+def selection_summary(results):
+    """How close run-time selection came to the oracle (the best of the
+    forced variants, same run), and what it added per call."""
+    rows = [r for r in results["matmul"] if number(r.get("oracle"))]
+    if not rows:
+        return ""
+    ratios = sorted(r["pit"] / r["oracle"] for r in rows)
+    added = sorted((r["pit"] - r["oracle"]) * 1e3 for r in rows)
+    within = sum(q <= 1.10 for q in ratios)
+    return (f"Selection: PIT / oracle {ratios[0]:.2f}-{ratios[-1]:.2f} "
+            f"(median {ratios[len(ratios) // 2]:.2f}); within 10% of the "
+            f"oracle on {within} of {len(rows)} cases; PIT - oracle "
+            f"{added[0]:.0f}-{added[-1]:.0f} us (median "
+            f"{added[len(added) // 2]:.0f} us).")
 
 
 def ms(value):
@@ -30,9 +46,10 @@ def ratio(a, b):
 
 
 def table(results):
-    lines = ["| dtype | micro-tile | sparsity | PIT | cuBLAS | cuSPARSE | Triton | ideal "
+    lines = ["| dtype | micro-tile | sparsity | PIT | PIT's STile | PIT dense | PIT / oracle "
+             "| cuBLAS | cuSPARSE | Triton | ideal "
              "| cuBLAS / PIT | best peer / PIT | PIT / ideal | detection | to_sparse_bsr / detection |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["matmul"]:
         peers = [row[k] for k in ("cublas", "cusparse", "triton") if number(row[k])]
         # The last three pieces of device work: clear the counts (memset),
@@ -40,6 +57,8 @@ def table(results):
         detection = row["pit_kernels"][-3] + row["pit_kernels"][-2]
         lines.append(
             f"| {row['dtype']} | {row['micro']} | {row['sparsity']:.2f} | {ms(row['pit'])} "
+            f"| {ms(row.get('fixed'))} | {ms(row.get('dense'))} "
+            f"| {ratio(row['pit'], row.get('oracle'))} "
             f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "
             f"| {ms(row['ideal'])} | {ratio(row['cublas'], row['pit'])} "
             f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "
@@ -52,7 +71,7 @@ def table(results):
             f"| {ms(row['dense_then_mask'])} | {ms(row['sampled_addmm'])} "
             f"| {ratio(row['dense_then_mask'], row['pit'])} "
             f"| {ratio(row['sampled_addmm'], row['pit'])} |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", selection_summary(results)])
 
 
 def plot(results, path):
