@@ -21,6 +21,9 @@ def ConvertPITToSCF : Pass<"convert-pit-to-scf"> {
     * `pit.sread` and `pit.swrite` become element loops that go through the
       index along the gathered dimension, pad with zero on read, skip the
       padding on write, and apply the combiner.
+    * `pit.select` becomes the cost model on the counts: each variant's
+      coverage, its latency interpolated in its table, the least of them
+      and the dense latency.
 
     Matches: every pit op. Leaves alone: everything else, notably the
     `linalg` ops of the tile bodies (`convert-linalg-to-loops` lowers them).
@@ -54,7 +57,13 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       between them, and combined writes are atomic.
     * `memref.alloc`/`memref.dealloc` of the host code become `gpu.alloc`/
       `gpu.dealloc`; a `linalg.fill` of 16- or 32-bit elements left in it
-      becomes a `gpu.memset`, other `linalg` ops grid-stride kernels.
+      becomes a `gpu.memset`, an f16/bf16 matmul with f32 C (the dense
+      fallback of run-time selection) a tensor-core kernel with 128x128
+      blocks, other `linalg` ops grid-stride kernels.
+    * `pit.select` is evaluated on the host: the counts are copied back
+      (`gpu.memcpy` into stack buffers reserved at the function's entry),
+      and the cost model runs on them; the host then launches the kernel of
+      the chosen case of the switch.
 
     That SIMT lowering is correct for any body and element type. An STile
     whose body is the tile of an f16 or bf16 matmul or batch matmul with f32
