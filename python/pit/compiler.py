@@ -88,7 +88,7 @@ def _lower(module, pipeline):
 
 
 def compile(module, target=CPU, output="shared_library", path=None,
-            pit_loop=-1, candidate=0):
+            pit_loop=-1, candidate=0, latency_table=None, variant=-1):
     """Compiles `module` for `target` ("cpu", "sm_80" or "sm_90").
 
     output="shared_library" writes a library to `path` (a fresh temporary
@@ -97,7 +97,10 @@ def compile(module, target=CPU, output="shared_library", path=None,
     libpit_cuda_runtime.so. output="ptx" or "cubin" (GPU targets) returns
     {gpu.binary name: PTX text or cubin bytes}. `pit_loop` and `candidate`
     choose the PIT loop and the candidate micro-tile (defaults: the
-    analysis' first and the first).
+    analysis' first and the first). `latency_table`, the path of an STile
+    database (bench/tables/DEVICE.json), makes the choice among the mark's
+    candidates and dense at run time instead; `variant` >= 0 then always
+    runs that variant (the number of variants: dense).
     """
     if target != CPU and target not in GPU_TARGETS:
         raise ValueError(f"unknown target '{target}'; expects 'cpu' or one of "
@@ -114,6 +117,11 @@ def compile(module, target=CPU, output="shared_library", path=None,
     module = _lower(module, "pit-bufferize")
     signatures(module)  # refuses what a C call cannot take
     choice = f"pit-loop={pit_loop} candidate={candidate}"
+    if latency_table is not None:
+        table = pathlib.Path(latency_table).absolute()
+        if not table.is_file():
+            raise ValueError(f"latency_table: no such file: {table}")
+        choice += f" latency-table={table} variant={int(variant)}"
 
     if target == CPU:
         lowered = _lower(module, f"pit-cpu-pipeline{{{choice}}}")

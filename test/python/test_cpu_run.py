@@ -2,6 +2,8 @@
 fresh random data with a fresh exact-count pattern at every call, against
 numpy in float64."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -82,3 +84,23 @@ def test_batch_matmul_and_sddmm(ctx, rng):
             a.astype(np.float64) @ b.astype(np.float64))
         library.sddmm(a, b, mask, c)
         assert relative_error(c, expected) < 1e-5, ("sddmm", sparsity)
+
+
+def test_run_time_selection_is_exact_on_every_pattern(ctx, rng):
+    # The lit tests' made-up STile database has the 64x64x64 f32 matmul:
+    # 8x1 and 8x16 candidates and dense. Coarse, fine and dense patterns
+    # take different cases of the switch; each must match numpy.
+    table = pathlib.Path(__file__).resolve().parent.parent / "Inputs" / "latency-table.json"
+    module = build_matmul(ctx, m=64, k=64, n=64, micro_tiles=[(8, 1), (8, 16)])
+    library = pit.load(pit.compile(module, latency_table=table))
+    for micro_tile, sparsity in [((8, 16), 0.9), ((8, 1), 0.9), ((8, 1), 0.1)]:
+        a = sparsify(rng, uniform(rng, 64, 64), micro_tile, sparsity)
+        b, c = uniform(rng, 64, 64), uniform(rng, 64, 64)
+        expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+        library.sparse_matmul(a, b, c)
+        assert relative_error(c, expected) < 1e-5, (micro_tile, sparsity)
+
+
+def test_missing_latency_table_is_refused(ctx):
+    with pytest.raises(ValueError, match="latency_table: no such file"):
+        pit.compile(build_matmul(ctx), latency_table="/no/such/table.json")
