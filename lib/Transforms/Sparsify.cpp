@@ -230,17 +230,17 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     return *chosen;
   }
 
-  /// The database's variants for `op` that the mark allows: a candidate
-  /// micro-tile, gathered along a loop the analysis finds legal for it.
-  /// Empty, with a remark, when there are none.
+  /// The variants of `entry` (what the database measured for `op`, or
+  /// null) that the mark allows: a candidate micro-tile, gathered along a
+  /// loop the analysis finds legal for it. Empty, with a remark, when there
+  /// are none.
   SmallVector<SelectableVariant> findVariants(linalg::LinalgOp op,
                                               const PITRules &rules,
                                               SparseAttr mark,
-                                              unsigned fixedCandidate) {
-    const OpLatencies *entry = database->lookup(op);
+                                              const OpLatencies *entry) {
     auto leaveFixed = [&](const Twine &why) {
       op->emitRemark("pit-sparsify: ")
-          << why << "; candidate " << fixedCandidate
+          << why << "; candidate " << candidate.getValue()
           << " without run-time selection";
       return SmallVector<SelectableVariant>{};
     };
@@ -284,16 +284,16 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     if (failed(rule))
       return failure();
     if (database) {
+      const OpLatencies *entry = database->lookup(op);
       SmallVector<SelectableVariant> variants =
-          findVariants(op, rules, mark, candidate);
+          findVariants(op, rules, mark, entry);
       if (!variants.empty()) {
         if (variant > static_cast<int64_t>(variants.size()))
           return op->emitOpError("pit-sparsify: there is no variant ")
                  << variant.getValue() << "; the latency table gives "
                  << variants.size() << " and dense (" << variants.size()
                  << ")";
-        sparsifyWithSelection(op, rules, variants,
-                              database->lookup(op)->dense);
+        sparsifyWithSelection(op, rules, variants, entry->dense);
         return success();
       }
     }

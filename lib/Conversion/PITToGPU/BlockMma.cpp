@@ -388,6 +388,13 @@ std::pair<Value, Value> mlir::pit::gatheredCoordinate(KernelBuilder &k,
   return {k.add(k.mul(position, k.index(micro)), within), valid};
 }
 
+void mlir::pit::enterIfLive(KernelBuilder &k, Value origin, Value count,
+                            int64_t micro) {
+  Value live = k.ult(origin, k.mul(count, k.index(micro)));
+  auto ifLive = scf::IfOp::create(k.b, k.loc, live, /*withElseRegion=*/false);
+  k.b.setInsertionPoint(ifLive.thenBlock()->getTerminator());
+}
+
 Value mlir::pit::loadCount(KernelBuilder &k, Value counts, Value segment) {
   return arith::IndexCastOp::create(
       k.b, k.loc, k.b.getIndexType(),

@@ -157,6 +157,11 @@ std::pair<Value, Value> gatheredCoordinate(KernelBuilder &k, Value positions,
                                            Value segment, Value count, Value c,
                                            int64_t micro, int64_t capacity);
 
+/// Lets only the blocks whose first gathered coordinate `origin` lies
+/// within the segment's `count` micro-tiles of extent `micro` go on (the
+/// others have nothing to do): moves the insertion point into that guard.
+void enterIfLive(KernelBuilder &k, Value origin, Value count, int64_t micro);
+
 /// The number of micro-tiles the detection found in `segment` (`counts`
 /// of an STile).
 Value loadCount(KernelBuilder &k, Value counts, Value segment);

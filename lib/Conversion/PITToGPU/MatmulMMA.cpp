@@ -362,9 +362,7 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   };
 
   // Blocks past the segment's gathered rows have nothing to do.
-  Value live = k.ult(row0, k.mul(count, k.index(t.microM)));
-  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
-  b.setInsertionPoint(ifLive.thenBlock()->getTerminator());
+  enterIfLive(k, row0, count, t.microM);
 
   Value stage = k.index(0);
   mma.spread(s.m * s.k / kVector, [&](Value v) {
@@ -414,8 +412,7 @@ constexpr int64_t kDenseBlockRows = 128, kDenseBlockColumns = 128,
 /// Recognises a dense `C += A x B` (linalg.matmul, or a generic with its
 /// maps) on static, contiguous f16/bf16 A and B and f32 C, whose extents
 /// are whole blocks.
-FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
-                                       const MmaKernelOptions &options) {
+FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
       !linalg::isaContractionOpInterface(op))
@@ -462,9 +459,8 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
 } // namespace
 
 LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
-                                          linalg::LinalgOp op,
-                                          const MmaKernelOptions &options) {
-  FailureOr<MatmulTile> matched = matchDenseMatmul(op, options);
+                                          linalg::LinalgOp op) {
+  FailureOr<MatmulTile> matched = matchDenseMatmul(op);
   if (failed(matched))
     return failure();
   if (matched->c != matched->a && matched->c != matched->b)

@@ -488,8 +488,6 @@ struct ConvertPITToGPUPass
       SmallVector<DetectOp> detects;
       func.walk([&](STileOp op) { stiles.push_back(op); });
       func.walk([&](DetectOp op) { detects.push_back(op); });
-      MmaKernelOptions options{mmaBlockColumns, mmaChunk, mmaStages,
-                               hasVectorAtomics(chip)};
       SmallVector<CompactedCopy> copies;
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
@@ -520,7 +518,7 @@ struct ConvertPITToGPUPass
             denseOps.push_back(op);
         });
         for (linalg::LinalgOp op : denseOps)
-          (void)lowerMatmulToMMA(rewriter, op, options);
+          (void)lowerMatmulToMMA(rewriter, op);
       }
       SmallVector<SelectOp> selects;
       func.walk([&](SelectOp op) { selects.push_back(op); });

@@ -176,9 +176,7 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   };
 
   // Blocks past the segment's gathered micro-tiles have nothing to do.
-  Value live = k.ult(gathered0, k.mul(count, k.index(t.micro)));
-  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
-  b.setInsertionPoint(ifLive.thenBlock()->getTerminator());
+  enterIfLive(k, gathered0, count, t.micro);
 
   auto issue = [&](Value stage, Value k0) {
     // A: rows contiguous along k, gathered along m.

@@ -53,10 +53,10 @@ LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
 /// A dense `C += A x B` (f16 or bf16 A and B, f32 C, static and contiguous)
 /// outside any STile: the dense fallback of run-time selection, and any
 /// plain matmul of a PIT program. The same kernel as the matmul STile
-/// gathered along k, walking all of k with 128 x 128 blocks; a zero fill of
-/// C right before it is folded into its stores.
-LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
-                               const MmaKernelOptions &options);
+/// gathered along k, walking all of k with 128 x 128 blocks (the mma-*
+/// options shape the STile blocks only); a zero fill of C right before it
+/// is folded into its stores.
+LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op);
 
 /// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
 /// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and
