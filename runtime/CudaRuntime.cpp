@@ -177,11 +177,20 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
 // Streams and events
 //===----------------------------------------------------------------------===//
 
-/// The stream the caller lent (pitCudaSetStream), or null.
+/// The stream the caller lent (pitCudaSetStream), or null; and whether one
+/// is lent at all (null lends the legacy stream): then calls are
+/// stream-ordered, and the waits the lowering puts at their end do nothing.
 thread_local CUstream lentStream = nullptr;
+thread_local bool streamOrdered = false;
 
 PIT_EXPORT void pitCudaSetStream(void *stream) {
   lentStream = static_cast<CUstream>(stream);
+  streamOrdered = true;
+}
+
+PIT_EXPORT void pitCudaClearStream() {
+  lentStream = nullptr;
+  streamOrdered = false;
 }
 
 /// Without a lent stream, calls run on the legacy default stream, where
@@ -203,7 +212,8 @@ PIT_EXPORT void mgpuStreamDestroy(CUstream stream) {
 
 PIT_EXPORT void mgpuStreamSynchronize(CUstream stream) {
   // Synchronising also reports failures of kernels that ran asynchronously.
-  if (ready())
+  // Stream-ordered calls leave that to the caller's next synchronisation.
+  if (ready() && !streamOrdered)
     PIT_CHECK(cuStreamSynchronize(stream));
 }
 
@@ -225,7 +235,7 @@ PIT_EXPORT void mgpuEventDestroy(CUevent event) {
 }
 
 PIT_EXPORT void mgpuEventSynchronize(CUevent event) {
-  if (ready())
+  if (ready() && !streamOrdered)
     PIT_CHECK(cuEventSynchronize(event));
 }
 

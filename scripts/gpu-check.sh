@@ -6,7 +6,8 @@
 #                                     build/gpu-check/*.so with pit-compile
 #   scripts/gpu-check.sh run [LOGDIR] on the GPU machine, from the repository
 #                                     root with build/gpu-check carried: the
-#                                     C++ example, the small cases, memcheck
+#                                     C++ example, the small cases (waiting,
+#                                     then stream-ordered), memcheck
 #                                     (small cases; all cases at 99%), then all
 #
 # Each run step prints "N passed, N failed" and writes its log to LOGDIR.
@@ -37,6 +38,9 @@ case "${1:-}" in
     status=0
     "$artifacts/sparse_matmul_gpu" 2>&1 | tee "$logs/cpp-example.log" || status=1
     python3 check_on_device.py "$artifacts" --only-prefix small_ 2>&1 | tee "$logs/small.log" || status=1
+    # The same calls stream-ordered on a lent stream, as torch users make them.
+    python3 check_on_device.py "$artifacts" --only-prefix small_ --stream-ordered \
+      2>&1 | tee "$logs/small-ordered.log" || status=1
     # memcheck: every sparsity of the small cases, and every case at 99%.
     compute-sanitizer --tool memcheck --error-exitcode 3 \
       python3 check_on_device.py "$artifacts" --only-prefix small_ --calls 1 \

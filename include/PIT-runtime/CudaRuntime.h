@@ -28,11 +28,19 @@ const char *pitCudaTakeError(void);
 const char *pitCudaDeviceName(void);
 
 /// Runs the calling thread's following PIT calls on `stream` (a CUstream, for
-/// instance torch.cuda.current_stream().cuda_stream), so that they are
-/// ordered with the caller's own work. Null goes back to the legacy default
-/// stream (torch's default stream is that one, with handle 0). Each call
-/// still waits for its work to finish before it returns.
+/// instance torch.cuda.current_stream().cuda_stream; null is the legacy
+/// default stream, which is torch's default stream, handle 0), stream-ordered
+/// as a CUDA library call is: a call returns once its work is queued on the
+/// stream, and the caller's later work on the stream runs after it. PIT's
+/// functions never wait for the device in between (run-time selection
+/// chooses on the device). A failure of a kernel itself then surfaces at the
+/// caller's next synchronisation, not as the call's error.
 void pitCudaSetStream(void *stream);
+
+/// Goes back to the default for the calling thread: calls on the legacy
+/// default stream that wait for their work to finish, and report its
+/// failures, before they return.
+void pitCudaClearStream(void);
 
 #ifdef __cplusplus
 }

@@ -83,6 +83,9 @@ class Function:
             self._set_stream = library.pitCudaSetStream
             self._set_stream.argtypes = [ctypes.c_void_p]
             self._set_stream.restype = None
+            self._clear_stream = library.pitCudaClearStream
+            self._clear_stream.argtypes = []
+            self._clear_stream.restype = None
 
     def __repr__(self):
         args = ", ".join(f"{dtype}{list(shape)}" for dtype, shape in self.args)
@@ -172,11 +175,15 @@ class Function:
             tensors[number].dtype = _DTYPES[dtype][0]
             tensors[number].rank = len(shape)
             tensors[number].shape = shapes[-1]
-        # On torch's current stream, the call is ordered after torch's pending
-        # work on the inputs without waiting for the whole device (handle 0,
-        # torch's default stream, means the legacy default stream, which the
-        # runtime uses when none is lent). Raw pointers run on that one too.
-        self._set_stream(torch_stream)
+        # With torch tensors the call is stream-ordered on torch's current
+        # stream, as a torch op is: after torch's pending work on the inputs,
+        # before torch's next, returning once queued (handle 0, torch's
+        # default stream, is the legacy default stream). Raw pointers have no
+        # stream to follow: the call runs on the legacy stream and waits.
+        if torch_stream is None:
+            self._clear_stream()
+        else:
+            self._set_stream(torch_stream)
         if self._entry(tensors, len(values)):
             raise CallError(self._last_error().decode())
 

@@ -5,9 +5,17 @@ call, and compares with torch in float64. Then checks that bad calls are
 refused. Prints one line per case and sparsity, and a summary.
 
     python3 check_on_device.py DIR [--only-prefix small_] [--calls N]
+                               [--stream-ordered]
+
+By default each call waits for its work before it returns. With
+--stream-ordered the calls run on a torch stream of their own that is lent to
+the runtime (pitCudaSetStream): they return once queued, and the check reads
+C after them on that stream with no synchronisation in between, so a call
+that let its caller run ahead of its kernels fails.
 """
 
 import argparse
+import ctypes
 import pathlib
 import sys
 import time
@@ -22,7 +30,8 @@ SPARSITIES = [0.0, 0.5, 0.9, 0.99, 1.0]
 TOLERANCE = 1e-4  # f16/bf16 inputs are exact in float32 products; sums in f32
 
 
-def run_case(name, template, params, pit_loop, directory, calls, sparsities):
+def run_case(name, template, params, pit_loop, directory, calls, sparsities,
+             ordered):
     kernel = Kernel(directory / f"{name}.so")
     t = TORCH_DTYPE[params["t"]]
     micro = [int(e) for e in params.get("pattern", params["mt"]).split("x")]
@@ -50,16 +59,19 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities):
                 c = rand(params["m"], params["n"], dtype=torch.float32)
                 ref = c.double() + mask.double() * (a.double() @ b.double())
                 args = (a, b, mask, c)
-            torch.cuda.synchronize()
+            if not ordered:
+                torch.cuda.synchronize()
             start = time.perf_counter()
             kernel(*args)
-            torch.cuda.synchronize()
+            if not ordered:
+                torch.cuda.synchronize()
             ms = (time.perf_counter() - start) * 1e3
             out = args[-1]
             error = relative_error(out, ref)
             worst = max(worst, error)
+        timing = "queued in" if ordered else "last call"
         print(f"{name:36s} sparsity {sparsity:4.2f}: rel err {error:.2e} "
-              f"{'PASS' if error < TOLERANCE else 'FAIL'} ({ms:.1f} ms, last call)",
+              f"{'PASS' if error < TOLERANCE else 'FAIL'} ({ms:.1f} ms, {timing})",
               flush=True)
     return worst < TOLERANCE
 
@@ -95,9 +107,16 @@ def main():
     parser.add_argument("--only-prefix", default="")
     parser.add_argument("--calls", type=int, default=2)
     parser.add_argument("--sparsities", type=float, nargs="+", default=SPARSITIES)
+    parser.add_argument("--stream-ordered", action="store_true")
     options = parser.parse_args()
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     passed = failed = 0
+    if options.stream_ordered:
+        runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
+                              mode=ctypes.RTLD_GLOBAL)
+        torch.cuda.set_stream(torch.cuda.Stream())
+        runtime.pitCudaSetStream(
+            ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
     for name, template, params, pit_loop, refused in kernels.cases():
         if not name.startswith(options.only_prefix):
             continue
@@ -107,7 +126,7 @@ def main():
             passed += 1
             continue
         ok = run_case(name, template, params, pit_loop, options.directory,
-                      options.calls, options.sparsities)
+                      options.calls, options.sparsities, options.stream_ordered)
         passed, failed = passed + ok, failed + (not ok)
     ok = check_refusals(options.directory)
     passed, failed = passed + ok, failed + (not ok)

@@ -95,10 +95,17 @@ __attribute__((visibility("default"))) int pit_scale(const PITTensor *args, int6
   return error != 0;
 }
 __attribute__((visibility("default"))) const char *pitLastError(void) { return error; }
-/* As libpit_cuda_runtime: the stream the following calls run on. */
+/* As libpit_cuda_runtime: the stream the following calls run on, and
+   whether they are stream-ordered on it. */
 void *lent_stream = (void *)1;
+int ordered = -1;
 __attribute__((visibility("default"))) void pitCudaSetStream(void *stream) {
   lent_stream = stream;
+  ordered = 1;
+}
+__attribute__((visibility("default"))) void pitCudaClearStream(void) {
+  lent_stream = 0;
+  ordered = 0;
 }
 """
 
@@ -121,8 +128,9 @@ def test_gpu_call_passes_device_pointers(gpu_stub):
     library.scale(pit.DevicePointer(0x10000, (8, 16), "bf16"))
     assert list((ctypes.c_int64 * 2).in_dll(raw, "seen_shape")) == [8, 16]
     assert ctypes.c_int32.in_dll(raw, "seen_dtype").value == 1  # PIT_BF16
-    # Raw pointers run on the legacy default stream (none lent).
+    # Raw pointers run on the legacy default stream (none lent), and wait.
     assert ctypes.c_void_p.in_dll(raw, "lent_stream").value is None
+    assert ctypes.c_int.in_dll(raw, "ordered").value == 0
 
 
 def test_gpu_call_refusals(gpu_stub):

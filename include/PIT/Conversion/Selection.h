@@ -1,8 +1,8 @@
 //===- Selection.h - Evaluating pit.select -----------------------*- C++ -*-===//
 //
 // The cost model of run-time selection, shared by the CPU and GPU lowerings
-// of pit.select: both evaluate it on the host, and differ only in where the
-// counts are (the GPU lowering copies them to the host first).
+// of pit.select: the CPU lowering evaluates it on the host, the GPU one in a
+// kernel; they differ only in how the counts are summed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,12 +14,14 @@
 
 namespace mlir::pit {
 
-/// Builds the index that `op` returns, reading variant i's counts from
-/// `counts[i]` (the op's own counts, or copies of them with the same
-/// shape): each variant's coverage, its latency interpolated in its table,
-/// and the least of them and the dense latency.
+/// The sum of a buffer of 32-bit counts, as f64, by a loop over it.
+Value buildCountTotal(OpBuilder &b, Location loc, Value counts);
+
+/// Builds the index that `op` returns from `totals[i]`, the sum of variant
+/// i's counts (f64): each variant's coverage, its latency interpolated in
+/// its table, and the least of them and the dense latency.
 Value buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
-                         ValueRange counts);
+                         ValueRange totals);
 
 } // namespace mlir::pit
 

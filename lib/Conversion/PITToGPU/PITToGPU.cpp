@@ -1,11 +1,11 @@
 //===- PITToGPU.cpp - Lower pit ops to gpu kernels ------------------------===//
 
+#include "DeviceSelection.h"
 #include "TensorCoreSTiles.h"
 #include "VectorDetection.h"
 
 #include "PIT/Conversion/Detection.h"
 #include "PIT/Conversion/Passes.h"
-#include "PIT/Conversion/Selection.h"
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
 
@@ -370,35 +370,6 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
 }
 
 //===----------------------------------------------------------------------===//
-// pit.select
-//===----------------------------------------------------------------------===//
-
-/// The choice is made on the host, which launches the chosen variant: the
-/// counts come back to stack buffers (reserved at the function's entry, so
-/// that nothing but the copy waits for the detection), and the cost model
-/// runs on them.
-void lowerSelect(RewriterBase &rewriter, func::FuncOp func, SelectOp op) {
-  Location loc = op.getLoc();
-  llvm::DenseMap<Value, Value> hostCopies;
-  SmallVector<Value> hostCounts;
-  for (Value counts : op.getCounts()) {
-    Value &host = hostCopies[counts];
-    if (!host) {
-      rewriter.setInsertionPointToStart(&func.getBody().front());
-      auto type = cast<MemRefType>(counts.getType());
-      host = memref::AllocaOp::create(
-          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
-      rewriter.setInsertionPoint(op);
-      gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
-                            host, counts);
-    }
-    hostCounts.push_back(host);
-  }
-  rewriter.setInsertionPoint(op);
-  rewriter.replaceOp(op, buildVariantChoice(rewriter, loc, op, hostCounts));
-}
-
-//===----------------------------------------------------------------------===//
 // The host code around them
 //===----------------------------------------------------------------------===//
 
@@ -416,6 +387,11 @@ bool isMemsetFill(Operation *op) {
          (element.getIntOrFloatBitWidth() == 32 ||
           element.getIntOrFloatBitWidth() == 16);
 }
+
+/// Blocks of a grid-stride kernel: with 256 threads each, about as many
+/// threads as an H100 holds at once. More blocks only cost scheduling, which
+/// a kernel of an unchosen variant (whose blocks exit at once) pays in full.
+constexpr int64_t kMaxGridStrideBlocks = 1024;
 
 void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
                    int64_t blockSize) {
@@ -438,9 +414,11 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
       gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(),
                              ValueRange{}, dealloc.getMemref());
       rewriter.eraseOp(dealloc);
-    } else if (isMemsetFill(op)) {
+    } else if (isMemsetFill(op) && !op->getParentOfType<scf::IndexSwitchOp>()) {
       // A fill of 16- or 32-bit elements (the clearing of an output) is a
-      // memset on the stream: no kernel, at copy-engine bandwidth.
+      // memset on the stream: no kernel, at copy-engine bandwidth. Not in a
+      // variant of run-time selection: a kernel can be told whether the
+      // device chose its variant, a memset cannot.
       auto fill = cast<linalg::FillOp>(op);
       gpu::MemsetOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
                             fill.getOutputs()[0], fill.getInputs()[0]);
@@ -451,7 +429,8 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
         points *= range;
       OpBuilder::InsertionGuard guard(rewriter);
       gpu::LaunchOp launch = createLaunch(
-          rewriter, loc, std::min<int64_t>(ceilDiv(points, blockSize), 65535),
+          rewriter, loc,
+          std::min<int64_t>(ceilDiv(points, blockSize), kMaxGridStrideBlocks),
           blockSize);
       Threads threads = gridThreads(rewriter, loc, launch);
       Operation *inner = rewriter.clone(*op);
@@ -520,11 +499,12 @@ struct ConvertPITToGPUPass
         for (linalg::LinalgOp op : denseOps)
           (void)lowerMatmulToMMA(rewriter, op);
       }
+      lowerHostCode(rewriter, func, threadsPerBlock);
+      // Last: the choice guards every kernel of the variants.
       SmallVector<SelectOp> selects;
       func.walk([&](SelectOp op) { selects.push_back(op); });
       for (SelectOp op : selects)
-        lowerSelect(rewriter, func, op);
-      lowerHostCode(rewriter, func, threadsPerBlock);
+        failed |= mlir::failed(lowerSelectOnDevice(rewriter, op));
     });
     if (failed)
       return signalPassFailure();

@@ -216,11 +216,19 @@ struct ConvertPITToSCFPass
         lowerSWriteToElements(rewriter, write, buildElementLoops,
                               CombineWrite::ReadModifyWrite);
       else if (auto select = dyn_cast<SelectOp>(op)) {
-        // The counts are host memory already.
+        // The counts are host memory already; variants that share an
+        // index share its total.
         rewriter.setInsertionPoint(select);
+        llvm::DenseMap<Value, Value> totalOf;
+        SmallVector<Value> totals;
+        for (Value counts : select.getCounts()) {
+          Value &total = totalOf[counts];
+          if (!total)
+            total = buildCountTotal(rewriter, select.getLoc(), counts);
+          totals.push_back(total);
+        }
         rewriter.replaceOp(select, buildVariantChoice(rewriter, select.getLoc(),
-                                                      select,
-                                                      select.getCounts()));
+                                                      select, totals));
       }
     });
   }

@@ -9,8 +9,7 @@
 using namespace mlir;
 using namespace mlir::pit;
 
-/// The sum of the 32-bit counts of `counts`, as f64.
-static Value buildTotal(OpBuilder &b, Location loc, Value counts) {
+Value mlir::pit::buildCountTotal(OpBuilder &b, Location loc, Value counts) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value size = memref::DimOp::create(b, loc, counts, 0);
@@ -56,15 +55,11 @@ static Value buildInterpolation(OpBuilder &b, Location loc, Value coverage,
 }
 
 Value mlir::pit::buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
-                                    ValueRange counts) {
-  // Variants that share an index share its total.
-  llvm::DenseMap<Value, Value> totals;
+                                    ValueRange totals) {
   Value best, bestLatency;
-  for (auto [variant, variantCounts] : llvm::enumerate(counts)) {
-    Value &total = totals[variantCounts];
-    if (!total)
-      total = buildTotal(b, loc, variantCounts);
-    int64_t segments = cast<MemRefType>(variantCounts.getType()).getDimSize(0);
+  for (auto [variant, total] : llvm::enumerate(totals)) {
+    int64_t segments =
+        cast<MemRefType>(op.getCounts()[variant].getType()).getDimSize(0);
     double candidates =
         static_cast<double>(segments) * op.getCapacities()[variant];
     Value coverage = arith::DivFOp::create(

@@ -140,7 +140,7 @@ func.func @matmul_f16_16x16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads
 // CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}], %{{.+}}, 8, %{{.+}} : memref<2x128x64xf16> to memref<2x32x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.mma.sync
-// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] : memref<2x128x64xf32>
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] {alignment = 8 : i64} : memref<2x128x64xf32>, vector<2xf32>
 // THREADS-LABEL: func @batch_matmul_f16
 // NO-TC-LABEL: func @batch_matmul_f16
 func.func @batch_matmul_f16(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref<2x128x64xf32>) {
@@ -287,13 +287,13 @@ func.func @sddmm_mask_squared(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %m
 
 // C = A x B: C is only cleared before the STile, and a block owns its tile,
 // so the clearing folds into the kernel: the block stores its tile instead
-// of adding it (no fill kernel, no load of C).
+// of adding it (no fill kernel, no load of C), two neighbours at a time.
 // CHECK-LABEL: func @matmul_f16_cleared
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvgpu.mma.sync
-// CHECK-NOT: memref.load %{{.+}} : memref<256x512xf32>
-// CHECK:   memref.store %{{.+}}, %{{.+}} : memref<256x512xf32>
+// CHECK-NOT: vector.load %{{.+}} : memref<256x512xf32>
+// CHECK:   vector.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : memref<256x512xf32>, vector<2xf32>
 // CHECK: return
 // THREADS-LABEL: func @matmul_f16_cleared
 // NO-TC-LABEL: func @matmul_f16_cleared
@@ -311,8 +311,8 @@ func.func @matmul_f16_cleared(%a: memref<256x256xf16>, %b: memref<256x512xf16>, 
 // CHECK-LABEL: func @matmul_f16_filled_with_ones
 // CHECK: gpu.launch
 // CHECK: nvgpu.mma.sync
-// CHECK: memref.load %{{.+}} : memref<256x512xf32>
-// CHECK: arith.addf
+// CHECK: vector.load %{{.+}} {alignment = 8 : i64} : memref<256x512xf32>, vector<2xf32>
+// CHECK: arith.addf {{.*}} : vector<2xf32>
 // THREADS-LABEL: func @matmul_f16_filled_with_ones
 // NO-TC-LABEL: func @matmul_f16_filled_with_ones
 func.func @matmul_f16_filled_with_ones(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {

@@ -1,31 +1,41 @@
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90" | FileCheck %s
 
-// Run-time selection on the GPU: the counts of both detections come back to
-// host buffers reserved at the function's entry, the cost model runs on the
-// host, and the switch launches the chosen kernel. The 32x1 variant reads
-// the compacted copy of A that its detection writes (freed after the
-// switch, whichever variant ran); the dense fallback is a tensor-core
-// kernel with 128x128 blocks, 3 stages, and C's zero fill folded away.
+// Run-time selection on the GPU, made on the device: a one-block kernel
+// sums both detections' counts in shared memory and writes the chosen index
+// into a device buffer; every variant's kernel is launched and does its work
+// only when that index names its variant (the default case: neither). The
+// host never waits: no copy back, no switch. The 32x1 variant reads the
+// compacted copy of A that its detection writes (freed after the variants);
+// the dense fallback is a tensor-core kernel with 128x128 blocks, 3 stages,
+// and C's zero fill folded away.
 // CHECK-LABEL: func @matmul
-// CHECK-NEXT: %[[HOST_COARSE:.+]] = memref.alloca() : memref<8xi32>
-// CHECK-NEXT: %[[HOST_FINE:.+]] = memref.alloca() : memref<8xi32>
 // CHECK: %[[FINE:.+]] = gpu.alloc () : memref<8xi32>
 // CHECK: %[[COPY:.+]] = gpu.alloc () : memref<8x256x32xf16>
 // CHECK: %[[COARSE:.+]] = gpu.alloc () : memref<8xi32>
-// CHECK: gpu.memcpy %[[HOST_FINE]], %[[FINE]]
-// CHECK: gpu.memcpy %[[HOST_COARSE]], %[[COARSE]]
-// CHECK: memref.load %[[HOST_FINE]]
-// CHECK: memref.load %[[HOST_COARSE]]
-// CHECK: scf.index_switch
-// CHECK: case 0 {
-// CHECK-NOT: gpu.memset
+// CHECK-NOT: gpu.memcpy
+// CHECK: %[[CHOICE:.+]] = gpu.alloc () : memref<1xi32>
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256, {{.*}} workgroup(%[[SUMS:.+]] : memref<2xi64, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %[[FINE]]
+// CHECK: memref.atomic_rmw addi {{.*}}, %[[SUMS]]
+// CHECK: memref.load %[[COARSE]]
+// CHECK: memref.atomic_rmw addi {{.*}}, %[[SUMS]]
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}}, %[[CHOICE]]
+// CHECK-NOT: scf.index_switch
 // CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<2x32x256xf16, #gpu.address_space<workgroup>>)
-// CHECK: case 1 {
-// CHECK-NOT: gpu.memset
-// CHECK: gpu.launch
-// CHECK: default {
+// CHECK: %[[CHOSEN0:.+]] = memref.load %[[CHOICE]]
+// CHECK: %[[IS0:.+]] = arith.cmpi eq, %[[CHOSEN0]], %c0_i32
+// CHECK: scf.if %[[IS0]]
+// CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<1x64x256xf16, #gpu.address_space<workgroup>>)
+// CHECK: %[[CHOSEN1:.+]] = memref.load %[[CHOICE]]
+// CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[CHOSEN1]], %c1_i32
+// CHECK: scf.if %[[IS1]]
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<3x128x32xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<3x32x128xf16, #gpu.address_space<workgroup>>)
+// CHECK: %[[CHOSEN2:.+]] = memref.load %[[CHOICE]]
+// CHECK: arith.cmpi ne, %[[CHOSEN2]], %c0_i32
+// CHECK: arith.cmpi ne, %[[CHOSEN2]], %c1_i32
+// CHECK: gpu.dealloc %[[CHOICE]]
 // CHECK: gpu.dealloc %[[COPY]]
 func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
   %zero = arith.constant 0.0 : f32
