@@ -60,7 +60,7 @@ static Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment,
 }
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-                   int64_t numBlocks, int64_t stages, bool aKMajor)
+                   int64_t numTiles, int64_t stages, bool aKMajor)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor) {
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -72,23 +72,55 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                                  MemRefLayoutAttrInterface(), workgroup);
   auto sharedB = MemRefType::get({stages, shape.k, shape.n}, shape.inputType,
                                  MemRefLayoutAttrInterface(), workgroup);
+  // Up to 48 KiB the tiles are static workgroup buffers; beyond, they are
+  // views of dynamic shared memory, which the launch asks for (and the
+  // runtime allows the kernel).
+  int64_t bytesA = stages * shape.m * shape.k * 2;
+  int64_t bytes = stages * shape.sharedBytes();
+  bool dynamic = bytes > kSharedBytes;
   Value one = k.index(1);
-  launch = gpu::LaunchOp::create(b, loc, k.index(numBlocks), one, one,
-                                 k.index(kMmaThreads), one, one, nullptr,
-                                 nullptr, {}, TypeRange{sharedA, sharedB});
+  int64_t numBlocks = std::min(numTiles, kMaxMmaBlocks);
+  Value dynamicBytes =
+      dynamic ? arith::ConstantIntOp::create(b, loc, bytes, 32).getResult()
+              : Value();
+  launch = gpu::LaunchOp::create(
+      b, loc, k.index(numBlocks), one, one, k.index(kMmaThreads), one, one,
+      dynamicBytes, nullptr, {},
+      dynamic ? TypeRange{} : TypeRange{sharedA, sharedB});
   Block &body = launch.getBody().front();
   b.setInsertionPointToEnd(&body);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
-  sA = launch.getWorkgroupAttributions()[0];
-  sB = launch.getWorkgroupAttributions()[1];
-  blockId = launch.getBlockIds().x;
+  if (dynamic) {
+    auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                     MemRefLayoutAttrInterface(), workgroup);
+    Value buffer = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+    sA = memref::ViewOp::create(b, loc, sharedA, buffer, k.index(0),
+                                ValueRange{});
+    sB = memref::ViewOp::create(b, loc, sharedB, buffer, k.index(bytesA),
+                                ValueRange{});
+  } else {
+    sA = launch.getWorkgroupAttributions()[0];
+    sB = launch.getWorkgroupAttributions()[1];
+  }
   tid = launch.getThreadIds().x;
   Value warp = k.div(tid, kMmaLanes);
   lane = k.rem(tid, kMmaLanes);
   group = k.div(lane, 4);
   inGroup = k.rem(lane, 4);
   warpColumn = k.mul(warp, k.index(shape.n / kMmaWarps));
+  blockId = launch.getBlockIds().x;
+  if (numBlocks == numTiles)
+    return;
+  // More tiles than blocks: each block takes every numBlocks-th tile. A
+  // barrier ends each tile, so that no warp's copies for the next tile land
+  // in shared memory that another warp still multiplies from.
+  auto tiles = scf::ForOp::create(b, loc, blockId, k.index(numTiles),
+                                  k.index(numBlocks));
+  b.setInsertionPoint(tiles.getBody()->getTerminator());
+  blockId = tiles.getInductionVar();
+  auto endOfTile = gpu::BarrierOp::create(b, loc);
+  b.setInsertionPoint(endOfTile);
 }
 
 SmallVector<Value> BlockMma::sharedIndices(Value tile, Value stage, Value row,

@@ -27,6 +27,14 @@ constexpr int64_t kMmaWarps = 4, kMmaLanes = 32,
 constexpr int64_t kVector = 8;
 /// Static shared memory a block may use without asking the driver for more.
 constexpr int64_t kSharedBytes = 48 * 1024;
+/// Shared memory a block may ask for (dynamically) on every chip from sm_80
+/// on (sm_86 and sm_89 allow 99 KiB a block, sm_80 163 KiB, sm_90 227 KiB).
+constexpr int64_t kMaxSharedBytes = 96 * 1024;
+/// Blocks a tensor-core kernel launches at most; past that, each block takes
+/// several tiles in turn. A kernel whose variant the device did not choose
+/// (run-time selection) still launches its blocks, and they only exit: a
+/// few thousand cost microseconds, a hundred thousand tens of them.
+constexpr int64_t kMaxMmaBlocks = 2048;
 
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
 /// B (k x n), A and B of `inputType` (f16 or bf16).
@@ -44,11 +52,13 @@ struct MmaTileShape {
   int64_t sharedBytes() const { return (m * k + k * n) * 2; }
 };
 
-/// A launch of `numBlocks` blocks of 4 warps, with `stages` copies of the
-/// shared tiles sA (m x k, or k x m when `aKMajor`: for an A whose columns
-/// are contiguous) and sB (k x n) so that the copies of one chunk of k
-/// overlap the multiplication of the one before, and the builders of the
-/// kernel's phases.
+/// A launch of blocks of 4 warps over `numTiles` tiles (`blockId` is the
+/// tile; at most kMaxMmaBlocks blocks, which take several tiles each past
+/// that), with `stages` copies of the shared tiles sA (m x k, or k x m when
+/// `aKMajor`: for an A whose columns are contiguous) and sB (k x n) so that
+/// the copies of one chunk of k overlap the multiplication of the one
+/// before, and the builders of the kernel's phases. Stages beyond 48 KiB go
+/// to dynamic shared memory.
 ///
 /// The shared tiles are stored swizzled: the 16-byte pieces of a row are
 /// permuted by an XOR with the row, so that the 8 rows that one ldmatrix
@@ -62,7 +72,7 @@ struct MmaTileShape {
 class BlockMma {
 public:
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-           int64_t numBlocks, int64_t stages = 1, bool aKMajor = false);
+           int64_t numTiles, int64_t stages = 1, bool aKMajor = false);
 
   /// The indices of element (row, column) of stage `stage` of a shared tile
   /// (sA or sB), swizzled.
@@ -131,6 +141,7 @@ public:
       ValueRange acc, function_ref<void(Value, Value, Value, Value)> write);
 
   gpu::LaunchOp launch;
+  /// The shared tiles, this block's tile and thread.
   Value sA, sB, blockId, tid;
 
 private:

@@ -6,8 +6,9 @@
 // only when that index names its variant (the default case: neither). The
 // host never waits: no copy back, no switch. The 32x1 variant reads the
 // compacted copy of A that its detection writes (freed after the variants);
-// the dense fallback is a tensor-core kernel with 128x128 blocks, 3 stages,
-// and C's zero fill folded away.
+// the dense fallback is a tensor-core kernel with 128x128 blocks, chunks of
+// 64 of k in 3 stages (96 KiB of dynamic shared memory), and C's zero fill
+// folded away.
 // CHECK-LABEL: func @matmul
 // CHECK: %[[FINE:.+]] = gpu.alloc () : memref<8xi32>
 // CHECK: %[[COPY:.+]] = gpu.alloc () : memref<8x256x32xf16>
@@ -26,15 +27,19 @@
 // CHECK: %[[CHOSEN0:.+]] = memref.load %[[CHOICE]]
 // CHECK: %[[IS0:.+]] = arith.cmpi eq, %[[CHOSEN0]], %c0_i32
 // CHECK: scf.if %[[IS0]]
-// CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<1x64x256xf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c73728_i32
 // CHECK: %[[CHOSEN1:.+]] = memref.load %[[CHOICE]]
 // CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[CHOSEN1]], %c1_i32
 // CHECK: scf.if %[[IS1]]
+// CHECK: memref.view {{.*}} to memref<2x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2x64x256xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: gpu.memset
-// CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<3x128x32xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<3x32x128xf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c98304_i32
 // CHECK: %[[CHOSEN2:.+]] = memref.load %[[CHOICE]]
 // CHECK: arith.cmpi ne, %[[CHOSEN2]], %c0_i32
 // CHECK: arith.cmpi ne, %[[CHOSEN2]], %c1_i32
+// CHECK: memref.view {{.*}} to memref<3x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<3x64x128xf16, #gpu.address_space<workgroup>>
 // CHECK: gpu.dealloc %[[CHOICE]]
 // CHECK: gpu.dealloc %[[COPY]]
 func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
