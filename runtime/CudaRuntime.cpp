@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #define PIT_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -151,6 +152,23 @@ PIT_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   return function;
 }
 
+/// Lets `function` use `sharedBytes` of dynamic shared memory, asking the
+/// driver only when an earlier launch did not already ask for as much.
+static bool allowSharedBytes(CUfunction function, int32_t sharedBytes) {
+  static std::mutex mutex;
+  static std::unordered_map<CUfunction, int32_t> allowed;
+  std::lock_guard<std::mutex> lock(mutex);
+  int32_t &bytes = allowed[function];
+  if (bytes >= sharedBytes)
+    return true;
+  if (!PIT_CHECK(cuFuncSetAttribute(
+          function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          sharedBytes)))
+    return false;
+  bytes = sharedBytes;
+  return true;
+}
+
 PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                  intptr_t gridY, intptr_t gridZ,
                                  intptr_t blockX, intptr_t blockY,
@@ -163,11 +181,10 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
     recordError("launch of a kernel that was not loaded");
     return;
   }
-  // Beyond 48 KiB, dynamic shared memory must be asked for explicitly.
-  if (sharedBytes > 48 * 1024 &&
-      !PIT_CHECK(cuFuncSetAttribute(
-          function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-          sharedBytes)))
+  // Beyond 48 KiB, dynamic shared memory must be asked for explicitly, once
+  // per kernel (the attribute stays; asking again on every launch would add
+  // a driver call to each).
+  if (sharedBytes > 48 * 1024 && !allowSharedBytes(function, sharedBytes))
     return;
   PIT_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                            blockZ, sharedBytes, stream, params, extra));

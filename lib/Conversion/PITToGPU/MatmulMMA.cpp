@@ -372,8 +372,12 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   int64_t rowTiles = llvm::divideCeil(op.getDomain()[0], s.m);
   BlockMma mma(b, loc, s, op.getNumSegments() * nTiles * rowTiles);
 
-  Value rowTile = k.rem(mma.blockId, rowTiles);
-  Value rest = k.div(mma.blockId, rowTiles);
+  // Tiles of gathered rows vary slowest: the live ones (below a segment's
+  // count) come first, and spread over all blocks when blocks take several
+  // tiles each.
+  int64_t tilesPerRowTile = op.getNumSegments() * nTiles;
+  Value rowTile = k.div(mma.blockId, tilesPerRowTile);
+  Value rest = k.rem(mma.blockId, tilesPerRowTile);
   Value n0 = k.mul(k.rem(rest, nTiles), k.index(s.n));
   Value segment = k.div(rest, nTiles);
   Value k0 = k.mul(segment, k.index(s.k));
