@@ -165,9 +165,13 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   BlockMma mma(b, loc, s, op.getNumSegments() * gatheredTiles,
                /*stages=*/numChunks > 1 ? 2 : 1);
 
-  Value segment = k.div(mma.blockId, gatheredTiles);
+  // Gathered tiles vary slowest: the live ones (below a segment's count)
+  // come first, and spread over all blocks when blocks take several tiles
+  // each.
+  int64_t numSegments = op.getNumSegments();
+  Value segment = k.rem(mma.blockId, numSegments);
   Value gathered0 =
-      k.mul(k.rem(mma.blockId, gatheredTiles), k.index(gatheredTile));
+      k.mul(k.div(mma.blockId, numSegments), k.index(gatheredTile));
   Value dense0 = k.mul(segment, k.index(t.alongM ? s.n : s.m));
   Value count = loadCount(k, op.getCounts(), segment);
   auto gathered = [&](Value c) {
