@@ -59,11 +59,15 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       `gpu.dealloc`; a `linalg.fill` of 16- or 32-bit elements left in it
       becomes a `gpu.memset`, an f16/bf16 matmul with f32 C (the dense
       fallback of run-time selection) a tensor-core kernel with 128x128
-      blocks, other `linalg` ops grid-stride kernels.
-    * `pit.select` is evaluated on the host: the counts are copied back
-      (`gpu.memcpy` into stack buffers reserved at the function's entry),
-      and the cost model runs on them; the host then launches the kernel of
-      the chosen case of the switch.
+      blocks, other `linalg` ops grid-stride kernels (fills in a variant of
+      run-time selection too, so that they can be guarded).
+    * `pit.select` is evaluated on the device: a one-block kernel sums the
+      counts and writes the chosen index into a device buffer. Each
+      `scf.index_switch` on it is replaced by all of its regions in order,
+      every kernel of a region guarded by a read of that buffer, so that
+      only the chosen variant's kernels do work and the host never waits. A
+      variant with other host work than launches and allocations is an
+      error on the select.
 
     That SIMT lowering is correct for any body and element type. An STile
     whose body is the tile of an f16 or bf16 matmul or batch matmul with f32
