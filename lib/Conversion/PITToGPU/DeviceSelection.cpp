@@ -50,29 +50,19 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
                                               gpu::AddressSpace::Workgroup);
   auto sumsType = MemRefType::get({static_cast<int64_t>(distinct.size())}, i64,
                                   MemRefLayoutAttrInterface(), workgroup);
-  Value one = k.index(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, one, one, one, k.index(kChoiceThreads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, TypeRange{sumsType});
   OpBuilder::InsertionGuard guard(b);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToEnd(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, /*numBlocks=*/1, kChoiceThreads, sumsType);
   Value sums = launch.getWorkgroupAttributions()[0];
   Value tid = launch.getThreadIds().x;
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
 
-  auto ifThread = [&](Value condition, function_ref<void()> build) {
-    auto ifOp = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    build();
-  };
-  ifThread(k.ult(tid, k.index(distinct.size())), [&] {
-    memref::StoreOp::create(b, loc, zero, sums, tid);
-  });
+  scf::ForOp::create(b, loc, tid, k.index(distinct.size()),
+                     k.index(kChoiceThreads), ValueRange{},
+                     [&](OpBuilder &b, Location loc, Value slot, ValueRange) {
+                       memref::StoreOp::create(b, loc, zero, sums, slot);
+                       scf::YieldOp::create(b, loc);
+                     });
   gpu::BarrierOp::create(b, loc);
   for (auto [slot, counts] : llvm::enumerate(distinct)) {
     int64_t segments = cast<MemRefType>(counts.getType()).getDimSize(0);
@@ -90,19 +80,21 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
                                 ValueRange{k.index(slot)});
   }
   gpu::BarrierOp::create(b, loc);
-  ifThread(k.ult(tid, one), [&] {
-    SmallVector<Value> totals;
-    for (Value counts : op.getCounts()) {
-      int64_t slot = llvm::find(distinct, counts) - distinct.begin();
-      Value sum = memref::LoadOp::create(b, loc, sums, k.index(slot));
-      totals.push_back(
-          arith::UIToFPOp::create(b, loc, b.getF64Type(), sum).getResult());
-    }
-    Value chosen = buildVariantChoice(b, loc, op, totals);
-    Value narrow =
-        arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
-    memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
-  });
+  // One thread evaluates the cost model.
+  auto firstThread = scf::IfOp::create(b, loc, k.ult(tid, k.index(1)),
+                                       /*withElse=*/false);
+  b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
+  SmallVector<Value> totals;
+  for (Value counts : op.getCounts()) {
+    int64_t slot = llvm::find(distinct, counts) - distinct.begin();
+    Value sum = memref::LoadOp::create(b, loc, sums, k.index(slot));
+    totals.push_back(
+        arith::UIToFPOp::create(b, loc, b.getF64Type(), sum).getResult());
+  }
+  Value chosen = buildVariantChoice(b, loc, op, totals);
+  Value narrow =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
+  memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
 }
 
 /// Makes `launch` do its work only when `isChosen(choice[0])` holds: its

@@ -1,4 +1,4 @@
-//===- KernelBuilder.cpp - Index arithmetic for GPU kernels ---------------===//
+//===- KernelBuilder.cpp - Launches and index arithmetic ------------------===//
 
 #include "KernelBuilder.h"
 
@@ -25,4 +25,20 @@ Value KernelBuilder::rem(Value x, int64_t y) {
 }
 Value KernelBuilder::ult(Value x, Value y) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+}
+
+gpu::LaunchOp mlir::pit::createLaunch(OpBuilder &b, Location loc,
+                                      int64_t numBlocks, int64_t blockSize,
+                                      TypeRange workgroupBuffers) {
+  Value one = constantIndex(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, constantIndex(b, loc, numBlocks), one, one,
+      constantIndex(b, loc, blockSize), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroupBuffers);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  return launch;
 }

@@ -1,16 +1,24 @@
-//===- KernelBuilder.h - Index arithmetic for GPU kernels -------*- C++ -*-===//
+//===- KernelBuilder.h - Launches and index arithmetic ----------*- C++ -*-===//
 //
-// Short builders for the index arithmetic of the hand-built GPU kernels of
-// convert-pit-to-gpu (tensor-core STiles, detection).
+// Short builders for the hand-built GPU kernels of convert-pit-to-gpu
+// (tensor-core STiles, detection, selection): their 1-D launch and their
+// index arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PIT_LIB_CONVERSION_PITTOGPU_KERNELBUILDER_H
 #define PIT_LIB_CONVERSION_PITTOGPU_KERNELBUILDER_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::pit {
+
+/// A 1-D launch of `numBlocks` x `blockSize` threads with the given
+/// workgroup buffers, ended by its terminator; the insertion point is left
+/// at the start of its body.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t numBlocks,
+                           int64_t blockSize, TypeRange workgroupBuffers = {});
 
 /// Index arithmetic at one insertion point.
 struct KernelBuilder {

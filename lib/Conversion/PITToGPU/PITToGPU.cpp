@@ -1,6 +1,7 @@
 //===- PITToGPU.cpp - Lower pit ops to gpu kernels ------------------------===//
 
 #include "DeviceSelection.h"
+#include "KernelBuilder.h"
 #include "TensorCoreSTiles.h"
 #include "VectorDetection.h"
 
@@ -128,23 +129,6 @@ void lowerLinalgToThreads(RewriterBase &rewriter, linalg::LinalgOp op,
     memref::StoreOp::create(b, loc, acc, output.get(), indicesOf(output, ivs));
   });
   rewriter.eraseOp(op);
-}
-
-/// A 1-D launch of `numBlocks` x `blockSize` threads; `body` gets the
-/// launch, with the insertion point inside it.
-gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t numBlocks,
-                           int64_t blockSize, TypeRange workgroupBuffers = {}) {
-  Value one = constantIndex(b, loc, 1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, constantIndex(b, loc, numBlocks), one, one,
-      constantIndex(b, loc, blockSize), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, workgroupBuffers);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToEnd(&body);
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&body);
-  return launch;
 }
 
 /// This thread's global index and the number of threads of the launch.
@@ -388,6 +372,13 @@ bool isMemsetFill(Operation *op) {
           element.getIntOrFloatBitWidth() == 16);
 }
 
+/// Whether `op` belongs to a variant of run-time selection (a region of a
+/// switch on a pit.select), whose kernels the device's choice will guard.
+bool runsInVariant(Operation *op) {
+  auto switchOp = op->getParentOfType<scf::IndexSwitchOp>();
+  return switchOp && switchOp.getArg().getDefiningOp<SelectOp>();
+}
+
 /// Blocks of a grid-stride kernel: with 256 threads each, about as many
 /// threads as an H100 holds at once. More blocks only cost scheduling, which
 /// a kernel of an unchosen variant (whose blocks exit at once) pays in full.
@@ -414,7 +405,7 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
       gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(),
                              ValueRange{}, dealloc.getMemref());
       rewriter.eraseOp(dealloc);
-    } else if (isMemsetFill(op) && !op->getParentOfType<scf::IndexSwitchOp>()) {
+    } else if (isMemsetFill(op) && !runsInVariant(op)) {
       // A fill of 16- or 32-bit elements (the clearing of an output) is a
       // memset on the stream: no kernel, at copy-engine bandwidth. Not in a
       // variant of run-time selection: a kernel can be told whether the

@@ -85,15 +85,11 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   KernelBuilder k{b, loc};
   int64_t vectorsPerRow = columns / lanes;
   int64_t numThreads = rows / microRows * vectorsPerRow;
-  Value one = k.index(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, k.index(llvm::divideCeil(numThreads, blockSize)), one, one,
-      k.index(blockSize), one, one);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(&launch.getBody().front());
-  gpu::TerminatorOp::create(b, loc);
-  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, llvm::divideCeil(numThreads, blockSize), blockSize);
 
+  Value one = k.index(1);
   Value thread = k.add(k.mul(launch.getBlockIds().x, k.index(blockSize)),
                        launch.getThreadIds().x);
   Value band = k.div(thread, vectorsPerRow);
