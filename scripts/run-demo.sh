@@ -54,6 +54,8 @@ if [ -f "$build/libsparse_matmul.so" ] && nvidia-smi -L > /dev/null 2>&1; then
   "$build/sparse_matmul_gpu"
 else
   banner "7. No GPU here: the GPU run is scripts/gpu-check.sh (compile here, run on an H100/H200)"
-  echo "  Its last log, with the device and date: docs/gpu-check/"
-  grep -h "passed" docs/gpu-check/*-full.log | sed 's/^/  full run: /'
+  echo "  Its logs, named by date and device (each run's device.txt too): docs/gpu-check/"
+  for log in docs/gpu-check/*-full.log; do
+    echo "  $(basename "$log"): $(grep -h "passed" "$log")"
+  done
 fi
