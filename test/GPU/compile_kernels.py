@@ -10,6 +10,9 @@ import sys
 
 import kernels
 
+# The GPU machines are H100/H200: sm_90a, whose wgmma the dense blocks use.
+CHIP = "sm_90a"
+
 
 def main():
     build, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
@@ -20,7 +23,7 @@ def main():
         source = out / f"{name}.mlir"
         source.write_text(template.format(**params))
         command = [str(build / "bin" / "pit-compile"), str(source), "-o",
-                   str(out / f"{name}.so"), "--chip", "sm_90", "--pit-loop",
+                   str(out / f"{name}.so"), "--chip", CHIP, "--pit-loop",
                    str(pit_loop)]
         if "table" in params:
             command += ["--latency-table", params["table"]]

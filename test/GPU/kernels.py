@@ -65,6 +65,10 @@ def cases():
                     dict(m=256, n=128, k=256, t="f16", mt=mt), loop, False))
     out.append(("small_matmul_bf16_256_16x16_2", MATMUL,
                 dict(m=256, n=128, k=256, t="bf16", mt="16x16"), 2, False))
+    # Blocks of 64 rows and chunks of 64: wgmma on sm_90a.
+    for t in ["f16", "bf16"]:
+        out.append((f"small_matmul_{t}_256_64x64_2", MATMUL,
+                    dict(m=256, n=256, k=256, t=t, mt="64x64"), 2, False))
     out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1"), 2, False))
     # Run-time selection among 32x1, 32x64 and dense, with the made-up
@@ -83,6 +87,8 @@ def cases():
         for loop, axis in [(2, "k"), (0, "m")]:
             out.append((f"matmul_4096_{mt}_{axis}", MATMUL,
                         dict(m=4096, n=4096, k=4096, t="f16", mt=mt), loop, False))
+    out.append(("matmul_4096_64x64_k", MATMUL,
+                dict(m=4096, n=4096, k=4096, t="f16", mt="64x64"), 2, False))
     out.append(("matmul_cleared_4096_32x64_k", MATMUL_CLEARED,
                 dict(m=4096, n=4096, k=4096, t="f16", mt="32x64"), 2, False))
     out.append(("matmul_bf16_4096_32x1_k", MATMUL,

@@ -59,29 +59,50 @@ static Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment,
   return vector::ShapeCastOp::create(b, loc, c.getType(), flat);
 }
 
+/// wgmma's 128-byte swizzle: rows of 64 f16/bf16 elements, 8 rows (1024
+/// bytes) to one pattern of the 16-byte pieces.
+constexpr int64_t kSwizzleRowElements = 64, kSwizzleAtomBytes = 1024;
+
+bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
+  int64_t accumulators = shape.m / 64 * shape.n / 2;
+  return !aKMajor && shape.m % 64 == 0 && shape.k == kSwizzleRowElements &&
+         shape.n % kSwizzleRowElements == 0 && shape.n <= 256 &&
+         accumulators <= 128;
+}
+
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-                   int64_t numTiles, int64_t stages, bool aKMajor)
+                   int64_t numTiles, int64_t stages, bool aKMajor,
+                   bool warpgroupMma)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
-      aKMajor(aKMajor) {
+      aKMajor(aKMajor),
+      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor)) {
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> aShape =
       aKMajor ? SmallVector<int64_t>{stages, shape.k, shape.m}
               : SmallVector<int64_t>{stages, shape.m, shape.k};
+  // wgmma reads B in blocks of 64 columns, each k x 64.
+  SmallVector<int64_t> bShape =
+      warpgroup ? SmallVector<int64_t>{stages, shape.n / kSwizzleRowElements,
+                                       shape.k, kSwizzleRowElements}
+                : SmallVector<int64_t>{stages, shape.k, shape.n};
   auto sharedA = MemRefType::get(aShape, shape.inputType,
                                  MemRefLayoutAttrInterface(), workgroup);
-  auto sharedB = MemRefType::get({stages, shape.k, shape.n}, shape.inputType,
+  auto sharedB = MemRefType::get(bShape, shape.inputType,
                                  MemRefLayoutAttrInterface(), workgroup);
-  // Up to 48 KiB the tiles are static workgroup buffers; beyond, they are
-  // views of dynamic shared memory, which the launch asks for (and the
-  // runtime allows the kernel).
+  // Up to 48 KiB the tiles are static workgroup buffers; beyond, and
+  // always for wgmma (whose tiles must start at multiples of 1024 bytes),
+  // they are views of dynamic shared memory, which the launch asks for (and
+  // the runtime allows the kernel).
   int64_t bytesA = stages * shape.m * shape.k * 2;
   int64_t bytes = stages * shape.sharedBytes();
-  bool dynamic = bytes > kSharedBytes;
+  bool dynamic = warpgroup || bytes > kSharedBytes;
+  int64_t alignment = warpgroup ? kSwizzleAtomBytes : 16;
   Value one = k.index(1);
   int64_t numBlocks = std::min(numTiles, kMaxMmaBlocks);
   Value dynamicBytes =
-      dynamic ? arith::ConstantIntOp::create(b, loc, bytes, 32).getResult()
+      dynamic ? arith::ConstantIntOp::create(b, loc, bytes + alignment - 16, 32)
+                    .getResult()
               : Value();
   launch = gpu::LaunchOp::create(
       b, loc, k.index(numBlocks), one, one, k.index(kMmaThreads), one, one,
@@ -92,19 +113,13 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
   if (dynamic) {
-    auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                     MemRefLayoutAttrInterface(), workgroup);
-    Value buffer = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
-    sA = memref::ViewOp::create(b, loc, sharedA, buffer, k.index(0),
-                                ValueRange{});
-    sB = memref::ViewOp::create(b, loc, sharedB, buffer, k.index(bytesA),
-                                ValueRange{});
+    viewDynamicSharedMemory(sharedA, sharedB, bytesA, alignment);
   } else {
     sA = launch.getWorkgroupAttributions()[0];
     sB = launch.getWorkgroupAttributions()[1];
   }
   tid = launch.getThreadIds().x;
-  Value warp = k.div(tid, kMmaLanes);
+  warp = k.div(tid, kMmaLanes);
   lane = k.rem(tid, kMmaLanes);
   group = k.div(lane, 4);
   inGroup = k.rem(lane, 4);
@@ -123,20 +138,59 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   b.setInsertionPoint(endOfTile);
 }
 
+void BlockMma::viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
+                                       int64_t bytesA, int64_t alignment) {
+  auto bytesType =
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                      MemRefLayoutAttrInterface(), sharedA.getMemorySpace());
+  Value buffer = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+  Value start = k.index(0), startB = k.index(bytesA);
+  if (alignment > 16) {
+    // The address in the shared window decides the swizzle wgmma applies:
+    // start at the next multiple of `alignment`.
+    Value address = memref::ExtractAlignedPointerAsIndexOp::create(
+        b, loc, b.getIndexType(), buffer);
+    Value misalignment = k.rem(address, alignment);
+    start = k.rem(
+        arith::SubIOp::create(b, loc, k.index(alignment), misalignment),
+        alignment);
+    auto toI64 = [&](Value index) -> Value {
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    };
+    startB = k.add(start, startB);
+    addressA = toI64(k.add(address, start));
+    addressB = toI64(k.add(address, startB));
+  }
+  sA = memref::ViewOp::create(b, loc, sharedA, buffer, start, ValueRange{});
+  sB = memref::ViewOp::create(b, loc, sharedB, buffer, startB, ValueRange{});
+}
+
+int64_t BlockMma::rowElements(Value tile) const {
+  if (tile == sA)
+    return aKMajor ? shape.m : shape.k;
+  return shape.n;
+}
+
 SmallVector<Value> BlockMma::sharedIndices(Value tile, Value stage, Value row,
                                            Value column) {
-  // 16-byte pieces per row, and how many rows share one XOR pattern so that
-  // 8 consecutive rows cover all 32 banks once.
-  int64_t rowElements = cast<MemRefType>(tile.getType()).getDimSize(2);
-  int64_t pieces = rowElements / kVector;
-  if (pieces < 2)
-    return {stage, row, column};
-  int64_t patterns = std::min<int64_t>(pieces, 8);
-  int64_t rowsPerPattern = std::max<int64_t>(1, 8 / pieces);
-  Value pattern = k.rem(k.div(row, rowsPerPattern), patterns);
-  Value piece = arith::XOrIOp::create(b, loc, k.div(column, kVector), pattern);
-  return {stage, row,
-          k.add(k.mul(piece, k.index(kVector)), k.rem(column, kVector))};
+  // The 16-byte piece of a row is XORed with the row: 8 consecutive rows
+  // then cover all 32 banks once. Rows of fewer than 8 pieces share a
+  // pattern between 8 / pieces of them.
+  auto swizzle = [&](Value column, int64_t elements) {
+    int64_t pieces = elements / kVector;
+    if (pieces < 2)
+      return column;
+    int64_t patterns = std::min<int64_t>(pieces, 8);
+    int64_t rowsPerPattern = std::max<int64_t>(1, 8 / pieces);
+    Value pattern = k.rem(k.div(row, rowsPerPattern), patterns);
+    Value piece =
+        arith::XOrIOp::create(b, loc, k.div(column, kVector), pattern);
+    return k.add(k.mul(piece, k.index(kVector)), k.rem(column, kVector));
+  };
+  if (warpgroup && tile == sB)
+    return {stage, k.div(column, kSwizzleRowElements), row,
+            swizzle(k.rem(column, kSwizzleRowElements), kSwizzleRowElements)};
+  return {stage, row, swizzle(column, rowElements(tile))};
 }
 
 void BlockMma::copy(Value tile, Value stage, Value row, Value column, Value src,
@@ -180,8 +234,7 @@ BlockMma::loadPieces(int64_t rows, int64_t columns,
 }
 
 void BlockMma::storePieces(Value tile, Value stage, ValueRange pieces) {
-  int64_t piecesPerRow =
-      cast<MemRefType>(tile.getType()).getDimSize(2) / kVector;
+  int64_t piecesPerRow = rowElements(tile) / kVector;
   for (auto [round, value] : llvm::enumerate(pieces)) {
     Value piece = k.add(tid, k.index(round * kMmaThreads));
     Value row = k.div(piece, piecesPerRow);
@@ -195,10 +248,25 @@ void BlockMma::commitCopies() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
 
 void BlockMma::waitForCopies(int64_t pending) {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
+  // wgmma reads shared memory through the async proxy: the copies (and
+  // stores) of this thread must be ordered before those reads.
+  if (warpgroup)
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKindAttr::get(b.getContext(),
+                                         NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
   gpu::BarrierOp::create(b, loc);
 }
 
 SmallVector<Value> BlockMma::zeroAccumulators() {
+  if (warpgroup) {
+    // One struct of n / 2 f32 for each 64 rows, as wgmma takes them.
+    auto type = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(shape.n / 2, b.getF32Type()));
+    return SmallVector<Value>(shape.m / 64,
+                              LLVM::ZeroOp::create(b, loc, type).getResult());
+  }
   auto type = VectorType::get({2, 2}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(cast<ShapedType>(type), 0.0f));
@@ -206,6 +274,8 @@ SmallVector<Value> BlockMma::zeroAccumulators() {
 }
 
 void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
+  if (warpgroup)
+    return multiplyWarpgroup(acc, stage);
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
     SmallVector<Value> fragments;
     for (int64_t ns = 0; ns < nSubtiles(); ns += 2) {
@@ -320,21 +390,32 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
 
 void BlockMma::forEachAccumulator(
     ValueRange acc, function_ref<void(Value, Value, Value)> write) {
-  for (int64_t ms = 0; ms < mSubtiles(); ++ms)
-    for (int64_t ns = 0; ns < nSubtiles(); ++ns)
-      for (int64_t i0 = 0; i0 < 2; ++i0)
-        for (int64_t i1 = 0; i1 < 2; ++i1) {
-          Value value = vector::ExtractOp::create(
-              b, loc, acc[ms * nSubtiles() + ns], ArrayRef<int64_t>{i0, i1});
-          Value row = k.add(group, k.index(ms * 16 + i0 * 8));
-          Value column = k.add(warpColumn, k.add(k.mul(inGroup, k.index(2)),
-                                                 k.index(ns * 8 + i1)));
-          write(row, column, value);
-        }
+  forEachAccumulatorPair(
+      acc, [&](Value row, Value column, Value first, Value second) {
+        write(row, column, first);
+        write(row, k.add(column, k.index(1)), second);
+      });
 }
 
 void BlockMma::forEachAccumulatorPair(
     ValueRange acc, function_ref<void(Value, Value, Value, Value)> write) {
+  if (warpgroup) {
+    // wgmma's m64nN accumulator: register 4 j + 2 i + e holds row 16 warp
+    // + group + 8 i, column 8 j + 2 inGroup + e of the 64 rows.
+    Value warpRow = k.add(k.mul(warp, k.index(16)), group);
+    Value pairColumn = k.mul(inGroup, k.index(2));
+    for (int64_t half = 0; half < shape.m / 64; ++half)
+      for (int64_t j = 0; j < shape.n / 8; ++j)
+        for (int64_t i = 0; i < 2; ++i) {
+          int64_t reg = 4 * j + 2 * i;
+          Value first = LLVM::ExtractValueOp::create(b, loc, acc[half], reg);
+          Value second =
+              LLVM::ExtractValueOp::create(b, loc, acc[half], reg + 1);
+          write(k.add(warpRow, k.index(half * 64 + i * 8)),
+                k.add(pairColumn, k.index(j * 8)), first, second);
+        }
+    return;
+  }
   for (int64_t ms = 0; ms < mSubtiles(); ++ms)
     for (int64_t ns = 0; ns < nSubtiles(); ++ns)
       for (int64_t i0 = 0; i0 < 2; ++i0) {
@@ -348,6 +429,78 @@ void BlockMma::forEachAccumulatorPair(
                                                k.index(ns * 8)));
         write(row, column, first, second);
       }
+}
+
+/// A wgmma shared-memory matrix descriptor: the start address, the byte
+/// offsets between 8-row core-matrix groups in the leading and the stride
+/// dimension (each in 16-byte units, 14 bits), and the 128-byte swizzle.
+static Value buildDescriptor(KernelBuilder &k, Value address,
+                             int64_t leadingBytes, int64_t strideBytes) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto i64 = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, value, 64);
+  };
+  constexpr int64_t kSwizzle128B = 1;
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, i64(0x3FFFF)), i64(4));
+  int64_t fields = ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) |
+                   (kSwizzle128B << 62);
+  return arith::OrIOp::create(b, loc, start, i64(fields));
+}
+
+Value BlockMma::descriptorA(Value stage, int64_t half, int64_t k16) {
+  // A is k-major: rows of 128 bytes, 8-row groups 1024 bytes apart; the
+  // k16 steps move 32 bytes along the (swizzled) row.
+  Value stageBytes = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), k.mul(stage, k.index(shape.m * shape.k * 2)));
+  Value offset = arith::ConstantIntOp::create(
+      b, loc, half * 64 * kSwizzleRowElements * 2 + k16 * 32, 64);
+  Value address = arith::AddIOp::create(
+      b, loc, addressA, arith::AddIOp::create(b, loc, stageBytes, offset));
+  return buildDescriptor(k, address, /*leadingBytes=*/16,
+                         /*strideBytes=*/kSwizzleAtomBytes);
+}
+
+Value BlockMma::descriptorB(Value stage, int64_t k16) {
+  // B is n-major: blocks of 64 columns (k x 128 bytes) lie k * 128 bytes
+  // apart, groups of 8 k rows 1024 bytes apart; a k16 step is two groups.
+  Value stageBytes = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), k.mul(stage, k.index(shape.k * shape.n * 2)));
+  Value offset =
+      arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
+  Value address = arith::AddIOp::create(
+      b, loc, addressB, arith::AddIOp::create(b, loc, stageBytes, offset));
+  return buildDescriptor(k, address,
+                         /*leadingBytes=*/shape.k * kSwizzleRowElements * 2,
+                         /*strideBytes=*/kSwizzleAtomBytes);
+}
+
+void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage) {
+  MLIRContext *ctx = b.getContext();
+  NVVM::WGMMATypes inputType = shape.inputType.isF16()
+                                   ? NVVM::WGMMATypes::f16
+                                   : NVVM::WGMMATypes::bf16;
+  auto typeIn = NVVM::WGMMATypesAttr::get(ctx, inputType);
+  auto typeOut = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto scaleOne = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  auto accumulate = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
+  auto mmaShape = NVVM::MMAShapeAttr::get(ctx, 64, shape.n, 16);
+  // A k-major ("row"), B n-major ("row": transposed from wgmma's k-major).
+  auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
+    Value descB = descriptorB(stage, k16);
+    for (int64_t half = 0; half < shape.m / 64; ++half)
+      acc[half] = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, acc[half].getType(), acc[half], descriptorA(stage, half, k16),
+          descB, mmaShape, typeIn, typeIn, typeOut, accumulate, scaleOne,
+          scaleOne, row, row, /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // The stage is overwritten once every thread passes the next barrier:
+  // the multiplication must be done with it by then.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 }
 
 Value BlockMma::fragmentA(Value stage, int64_t ms, int64_t k16) {

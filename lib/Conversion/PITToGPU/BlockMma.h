@@ -30,6 +30,9 @@ constexpr int64_t kSharedBytes = 48 * 1024;
 /// Shared memory a block may ask for (dynamically) on every chip from sm_80
 /// on (sm_86 and sm_89 allow 99 KiB a block, sm_80 163 KiB, sm_90 227 KiB).
 constexpr int64_t kMaxSharedBytes = 96 * 1024;
+/// Shared memory a warpgroup-mma block asks for at most: wgmma exists on
+/// sm_90a only, which allows 227 KiB a block.
+constexpr int64_t kMaxWarpgroupSharedBytes = 160 * 1024;
 /// Blocks a tensor-core kernel launches at most; past that, each block takes
 /// several tiles in turn. A kernel whose variant the device did not choose
 /// (run-time selection) still launches its blocks, and they only exit: a
@@ -65,14 +68,31 @@ struct MmaTileShape {
 /// phase reads fall into different banks. Every access goes through
 /// `sharedIndices`, which applies the permutation.
 ///
-/// Fragments come from ldmatrix (x4 for A, x4 transposed for two n8 pieces
-/// of B) in the layouts mma.sync m16n8k16 takes: lane = 4 * group + inGroup;
-/// the accumulator holds rows group (+8), columns 2 * inGroup (+1). Warp w
-/// owns the columns [w n/4, (w+1) n/4).
+/// The block multiplies in one of two ways:
+/// * mma.sync m16n8k16, each warp on its own: fragments come from ldmatrix
+///   (x4 for A, x4 transposed for two n8 pieces of B); lane = 4 * group +
+///   inGroup; the accumulator holds rows group (+8), columns 2 * inGroup
+///   (+1). Warp w owns the columns [w n/4, (w+1) n/4).
+/// * wgmma (sm_90a), the 4 warps as one warpgroup: m64nNk16 instructions
+///   read A and B straight from shared memory through matrix descriptors,
+///   asynchronously, and accumulate into registers (N/2 f32 a thread for
+///   each 64 rows). Warp w owns rows [16 w, 16 w + 16) of each 64, with
+///   the same group / inGroup pattern as mma.sync. The shared tiles are then
+///   in the 128-byte swizzled layouts wgmma reads: A k-major with rows of 64
+///   (exactly the swizzle above), B n-major as blocks of 64 columns, each k
+///   x 64, and both start at multiples of 1024 bytes.
 class BlockMma {
 public:
+  /// `warpgroupMma` asks for wgmma; the block uses it where the shape
+  /// allows (supportsWarpgroupMma), mma.sync elsewhere.
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-           int64_t numTiles, int64_t stages = 1, bool aKMajor = false);
+           int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
+           bool warpgroupMma = false);
+
+  /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
+  /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
+  /// 64, at most 128 accumulators a thread, and A k-major.
+  static bool supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor);
 
   /// The indices of element (row, column) of stage `stage` of a shared tile
   /// (sA or sB), swizzled.
@@ -105,7 +125,8 @@ public:
   /// Closes the group of the copies this thread issued since the last one.
   void commitCopies();
   /// Waits until at most `pending` of this thread's groups are in flight,
-  /// then for the whole block.
+  /// then for the whole block (and, for wgmma, makes the copies visible to
+  /// its asynchronous reads).
   void waitForCopies(int64_t pending);
 
   SmallVector<Value> zeroAccumulators();
@@ -140,6 +161,9 @@ public:
   void forEachAccumulatorPair(
       ValueRange acc, function_ref<void(Value, Value, Value, Value)> write);
 
+  /// Whether the block multiplies with wgmma.
+  bool usesWarpgroupMma() const { return warpgroup; }
+
   gpu::LaunchOp launch;
   /// The shared tiles, this block's tile and thread.
   Value sA, sB, blockId, tid;
@@ -147,9 +171,22 @@ public:
 private:
   int64_t mSubtiles() const { return shape.m / 16; }
   int64_t nSubtiles() const { return shape.n / (8 * kMmaWarps); }
+  /// Elements of a row of the tile as the kernel sees it (before the
+  /// swizzle and the wgmma blocking of B).
+  int64_t rowElements(Value tile) const;
   Value fragmentA(Value stage, int64_t ms, int64_t k16);
   /// The B fragments of n8 pieces `ns` and `ns + 1`.
   std::pair<Value, Value> fragmentsB(Value stage, int64_t ns, int64_t k16);
+  /// The shared tiles as views of dynamic shared memory, sB right after sA,
+  /// sA at a multiple of `alignment` bytes (the launch asks for alignment -
+  /// 16 bytes beyond the tiles, dynamic shared memory being 16-byte aligned).
+  void viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
+                               int64_t bytesA, int64_t alignment);
+  /// wgmma's descriptor of the 64-row piece `half` of stage `stage` of A,
+  /// at k16 step `k16`, and of all n of B there.
+  Value descriptorA(Value stage, int64_t half, int64_t k16);
+  Value descriptorB(Value stage, int64_t k16);
+  void multiplyWarpgroup(SmallVector<Value> &acc, Value stage);
 
   OpBuilder &b;
   Location loc;
@@ -157,7 +194,10 @@ private:
   MmaTileShape shape;
   int64_t stages;
   bool aKMajor;
-  Value lane, group, inGroup, warpColumn;
+  bool warpgroup;
+  Value lane, group, inGroup, warp, warpColumn;
+  /// With wgmma: the shared-memory addresses (i64) of sA and sB.
+  Value addressA, addressB;
 };
 
 /// Where compacted coordinate `c` of `segment` lives along the gathered

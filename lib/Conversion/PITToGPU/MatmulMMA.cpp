@@ -61,7 +61,21 @@ struct MatmulTile {
   Value compactedA;
   /// Whether scattered partial sums may use two-element vector atomics.
   bool vectorAtomics = false;
+  /// Whether the block may multiply with wgmma (BlockMma decides whether
+  /// its shape allows).
+  bool warpgroupMma = false;
 };
+
+/// Shared-memory stages of a block of `shape`: `wanted` (1 to 4), fewer
+/// where they would not fit in the shared memory a block may ask for.
+int64_t fitStages(const MmaTileShape &shape, int64_t wanted,
+                  bool warpgroupMma) {
+  int64_t limit = warpgroupMma ? kMaxWarpgroupSharedBytes : kMaxSharedBytes;
+  int64_t stages = std::clamp<int64_t>(wanted, 1, 4);
+  while (stages > 1 && stages * shape.sharedBytes() > limit)
+    --stages;
+  return stages;
+}
 
 /// `*address += {first, second}` for two adjacent f32 in global memory, as
 /// one atomic operation (sm_90 and newer): half the atomics of two scalar
@@ -213,11 +227,9 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
     tile.shape.n = options.blockColumns;
   if (alongK && options.chunk > 0 && options.chunk % 16 == 0)
     tile.shape.k = options.chunk;
-  // As many stages as asked for, and as fit in a block's shared memory.
-  tile.stages = std::clamp<int64_t>(options.stages, 1, 4);
-  while (tile.stages > 1 &&
-         tile.stages * tile.shape.sharedBytes() > kMaxSharedBytes)
-    --tile.stages;
+  tile.warpgroupMma = options.warpgroupMma && !alongM &&
+                     BlockMma::supportsWarpgroupMma(tile.shape, false);
+  tile.stages = fitStages(tile.shape, options.stages, tile.warpgroupMma);
   tile.microK = microK;
   tile.microM = microM;
   auto cType = cast<MemRefType>(tile.c.getType());
@@ -244,7 +256,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   int64_t capacity = t.extentK / t.microK;
   int64_t nTiles = n / s.n;
   BlockMma mma(b, loc, s, t.numSegments * nTiles, t.stages,
-               /*aKMajor=*/bool(t.compactedA));
+               /*aKMajor=*/bool(t.compactedA), t.warpgroupMma);
 
   Value segment = k.div(mma.blockId, nTiles);
   // Segments are numbered (batch, row block), row-major, as pit.detect does.
@@ -433,14 +445,16 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
 /// The block of a dense matmul: with no index to follow, a block may cover
 /// many rows, and 128 x 128 reads A and B half as often from L2 as the
 /// 32-row blocks of a gathered segment. Chunks of 64 of k halve the barriers
-/// of chunks of 32; 3 stages of them take 96 KiB of shared memory.
+/// of chunks of 32 (and are the rows wgmma reads A in); 3 stages of them
+/// take 96 KiB of shared memory, 4 (with wgmma) 128 KiB.
 constexpr int64_t kDenseBlockRows = 128, kDenseBlockColumns = 128,
                   kDenseChunk = 64;
 
 /// Recognises a dense `C += A x B` (linalg.matmul, or a generic with its
 /// maps) on static, contiguous f16/bf16 A and B and f32 C, whose extents
 /// are whole blocks.
-FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op) {
+FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
+                                       const MmaKernelOptions &options) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
       !linalg::isaContractionOpInterface(op))
@@ -479,16 +493,18 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op) {
   // A "micro-tile" of one copy along k: the walk never splits a copy.
   tile.microK = kVector;
   tile.microM = 1;
-  tile.stages = std::max<int64_t>(
-      1, std::min<int64_t>(4, kMaxSharedBytes / tile.shape.sharedBytes()));
+  tile.warpgroupMma = options.warpgroupMma &&
+                     BlockMma::supportsWarpgroupMma(tile.shape, false);
+  tile.stages = fitStages(tile.shape, 4, tile.warpgroupMma);
   return tile;
 }
 
 } // namespace
 
 LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
-                                          linalg::LinalgOp op) {
-  FailureOr<MatmulTile> matched = matchDenseMatmul(op);
+                                          linalg::LinalgOp op,
+                                          const MmaKernelOptions &options) {
+  FailureOr<MatmulTile> matched = matchDenseMatmul(op, options);
   if (failed(matched))
     return failure();
   if (matched->c != matched->a && matched->c != matched->b)

@@ -439,6 +439,10 @@ bool hasVectorAtomics(StringRef chip) {
          version >= 90;
 }
 
+/// Whether `chip` has wgmma: sm_90a only (later chips have other
+/// instructions).
+bool hasWarpgroupMma(StringRef chip) { return chip == "sm_90a"; }
+
 struct ConvertPITToGPUPass
     : public pit::impl::ConvertPITToGPUBase<ConvertPITToGPUPass> {
   using Base::Base;
@@ -459,14 +463,15 @@ struct ConvertPITToGPUPass
       func.walk([&](STileOp op) { stiles.push_back(op); });
       func.walk([&](DetectOp op) { detects.push_back(op); });
       SmallVector<CompactedCopy> copies;
+      MmaKernelOptions mmaOptions{mmaBlockColumns, mmaChunk, mmaStages,
+                                  hasVectorAtomics(chip),
+                                  hasWarpgroupMma(chip)};
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.
         if (useTensorCores &&
-            (succeeded(lowerMatmulSTileToMMA(
-                 rewriter, op,
-                 {mmaBlockColumns, mmaChunk, mmaStages, hasVectorAtomics(chip)},
-                 copies)) ||
+            (succeeded(lowerMatmulSTileToMMA(rewriter, op, mmaOptions,
+                                             copies)) ||
              succeeded(lowerSddmmSTileToMMA(rewriter, op))))
           continue;
         failed |= mlir::failed(lowerSTile(rewriter, op, threadsPerBlock));
@@ -488,7 +493,7 @@ struct ConvertPITToGPUPass
             denseOps.push_back(op);
         });
         for (linalg::LinalgOp op : denseOps)
-          (void)lowerMatmulToMMA(rewriter, op);
+          (void)lowerMatmulToMMA(rewriter, op, mmaOptions);
       }
       lowerHostCode(rewriter, func, threadsPerBlock);
       // Last: the choice guards every kernel of the variants.

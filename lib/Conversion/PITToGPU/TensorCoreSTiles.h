@@ -34,6 +34,9 @@ struct MmaKernelOptions {
   int64_t stages = 2;
   /// Whether the chip has two-element vector atomics (sm_90 and newer).
   bool vectorAtomics = false;
+  /// Whether the chip has wgmma (sm_90a): blocks whose shape allows it
+  /// multiply with it instead of mma.sync.
+  bool warpgroupMma = false;
 };
 
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32
@@ -56,7 +59,8 @@ LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
 /// gathered along k, walking all of k with 128 x 128 blocks (the mma-*
 /// options shape the STile blocks only); a zero fill of C right before it
 /// is folded into its stores.
-LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op);
+LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
+                               const MmaKernelOptions &options);
 
 /// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
 /// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and
