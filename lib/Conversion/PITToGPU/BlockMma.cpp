@@ -275,7 +275,7 @@ SmallVector<Value> BlockMma::zeroAccumulators() {
 
 void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
   if (warpgroup)
-    return multiplyWarpgroup(acc, stage);
+    return multiplyWarpgroup(acc, stage, /*pending=*/0);
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
     SmallVector<Value> fragments;
     for (int64_t ns = 0; ns < nSubtiles(); ns += 2) {
@@ -296,6 +296,8 @@ void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
 
 SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
                                               const ChunkFill &fill) {
+  if (warpgroup && stages >= 2)
+    return accumulateChunksWarpgroup(numChunks, fill);
   Value zero = k.index(0), one = k.index(1);
   // Fills stage `stage` with the chunk that starts at k0, where `present`.
   auto fillStage = [&](Value present, Value stage, Value k0) {
@@ -476,7 +478,8 @@ Value BlockMma::descriptorB(Value stage, int64_t k16) {
                          /*strideBytes=*/kSwizzleAtomBytes);
 }
 
-void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage) {
+void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
+                                 int64_t pending) {
   MLIRContext *ctx = b.getContext();
   NVVM::WGMMATypes inputType = shape.inputType.isF16()
                                    ? NVVM::WGMMATypes::f16
@@ -498,9 +501,78 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage) {
           scaleOne, row, row, /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  // The stage is overwritten once every thread passes the next barrier:
-  // the multiplication must be done with it by then.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+}
+
+SmallVector<Value>
+BlockMma::accumulateChunksWarpgroup(Value numChunks, const ChunkFill &fill) {
+  Value zero = k.index(0), one = k.index(1);
+  auto chunkStart = [&](Value chunk) {
+    return k.mul(chunk, k.index(shape.k));
+  };
+  auto fillIf = [&](Value present, Value stage, Value k0,
+                    ValueRange staged) {
+    auto ifPresent = scf::IfOp::create(b, loc, present, false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
+    fill.issue(stage, k0);
+    if (fill.load)
+      fill.store(stage, staged.empty() ? fill.load(k0)
+                                       : SmallVector<Value>(staged));
+  };
+  // Chunks 0 .. stages - 2, a copy group each (empty or not, in every
+  // thread, so that group counts mean the same chunks everywhere).
+  for (int64_t ahead = 0; ahead < stages - 1; ++ahead) {
+    Value chunk = k.index(ahead);
+    fillIf(k.ult(chunk, numChunks), k.index(ahead), chunkStart(chunk), {});
+    commitCopies();
+  }
+
+  auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one,
+                                   zeroAccumulators());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(chunks.getBody());
+  Value chunk = chunks.getInductionVar();
+  SmallVector<Value> acc(chunks.getRegionIterArgs());
+  Value ahead = k.add(chunk, k.index(stages - 1));
+  Value hasAhead = k.ult(ahead, numChunks);
+  Value aheadStart = chunkStart(ahead);
+  // Pieces that go through registers are loaded first, so that their loads
+  // are in flight during the multiplication.
+  SmallVector<Value> staged;
+  if (fill.load) {
+    SmallVector<Type> types;
+    auto ifLoad = scf::IfOp::create(
+        b, loc, hasAhead,
+        [&](OpBuilder &, Location) {
+          SmallVector<Value> values = fill.load(aheadStart);
+          for (Value value : values)
+            types.push_back(value.getType());
+          scf::YieldOp::create(b, loc, values);
+        },
+        [&](OpBuilder &, Location) {
+          SmallVector<Value> zeros;
+          for (Type type : types)
+            zeros.push_back(
+                arith::ConstantOp::create(b, loc, b.getZeroAttr(type)));
+          scf::YieldOp::create(b, loc, zeros);
+        });
+    staged = SmallVector<Value>(ifLoad.getResults());
+  }
+  // Chunk c has landed once all groups but the newest stages - 2 have.
+  waitForCopies(stages - 2);
+  // Multiply chunk c, leaving it in flight; chunk c - 1's multiplication
+  // is then done in this warp, and after the barrier in every warp: its
+  // stage takes chunk c + stages - 1.
+  multiplyWarpgroup(acc, k.rem(chunk, stages), /*pending=*/1);
+  gpu::BarrierOp::create(b, loc);
+  fillIf(hasAhead, k.rem(ahead, stages), aheadStart, staged);
+  commitCopies();
+  scf::YieldOp::create(b, loc, acc);
+  b.setInsertionPointAfter(chunks);
+  // The last chunk's multiplication, before anyone reads the accumulators.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return SmallVector<Value>(chunks.getResults());
 }
 
 Value BlockMma::fragmentA(Value stage, int64_t ms, int64_t k16) {

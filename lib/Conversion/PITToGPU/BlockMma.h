@@ -186,7 +186,14 @@ private:
   /// at k16 step `k16`, and of all n of B there.
   Value descriptorA(Value stage, int64_t half, int64_t k16);
   Value descriptorB(Value stage, int64_t k16);
-  void multiplyWarpgroup(SmallVector<Value> &acc, Value stage);
+  /// Issues the wgmma of stage `stage` into `acc` and waits until at most
+  /// `pending` groups of them (this one included) are in flight.
+  void multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
+                         int64_t pending);
+  /// accumulateChunks with wgmma and stages >= 2: the multiplication of
+  /// chunk c runs while chunk c + stages - 1 is copied in.
+  SmallVector<Value> accumulateChunksWarpgroup(Value numChunks,
+                                               const ChunkFill &fill);
 
   OpBuilder &b;
   Location loc;

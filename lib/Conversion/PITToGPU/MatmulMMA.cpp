@@ -495,7 +495,7 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   tile.microM = 1;
   tile.warpgroupMma = options.warpgroupMma &&
                      BlockMma::supportsWarpgroupMma(tile.shape, false);
-  tile.stages = fitStages(tile.shape, 4, tile.warpgroupMma);
+  tile.stages = fitStages(tile.shape, 3, tile.warpgroupMma);
   return tile;
 }
 
