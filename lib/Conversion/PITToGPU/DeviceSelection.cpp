@@ -39,8 +39,10 @@ Operation *findUnguardableOp(Region &region) {
 }
 
 /// A kernel of one block that writes `op`'s choice into `choice`
-/// (memref<1xi32>): its threads add up the counts of each distinct index in
-/// shared memory, then one thread evaluates the cost model.
+/// (memref<1xi32>): its threads add up the counts of each distinct index,
+/// each its share, then by halves in shared memory (the same address added
+/// to by every thread, atomically, serialized them: 10 us a call); one
+/// thread evaluates the cost model.
 void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
   KernelBuilder k{b, loc};
   llvm::SetVector<Value> distinct(op.getCounts().begin(),
@@ -48,22 +50,16 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
   Type i64 = b.getI64Type();
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
-  auto sumsType = MemRefType::get({static_cast<int64_t>(distinct.size())}, i64,
-                                  MemRefLayoutAttrInterface(), workgroup);
+  auto partialsType = MemRefType::get(
+      {static_cast<int64_t>(distinct.size()), kChoiceThreads}, i64,
+      MemRefLayoutAttrInterface(), workgroup);
   OpBuilder::InsertionGuard guard(b);
   gpu::LaunchOp launch =
-      createLaunch(b, loc, /*numBlocks=*/1, kChoiceThreads, sumsType);
-  Value sums = launch.getWorkgroupAttributions()[0];
+      createLaunch(b, loc, /*numBlocks=*/1, kChoiceThreads, partialsType);
+  Value partials = launch.getWorkgroupAttributions()[0];
   Value tid = launch.getThreadIds().x;
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
 
-  scf::ForOp::create(b, loc, tid, k.index(distinct.size()),
-                     k.index(kChoiceThreads), ValueRange{},
-                     [&](OpBuilder &b, Location loc, Value slot, ValueRange) {
-                       memref::StoreOp::create(b, loc, zero, sums, slot);
-                       scf::YieldOp::create(b, loc);
-                     });
-  gpu::BarrierOp::create(b, loc);
   for (auto [slot, counts] : llvm::enumerate(distinct)) {
     int64_t segments = cast<MemRefType>(counts.getType()).getDimSize(0);
     auto loop = scf::ForOp::create(
@@ -75,19 +71,35 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
           scf::YieldOp::create(
               b, loc, ValueRange{arith::AddIOp::create(b, loc, partial[0], wide)});
         });
-    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
-                                loop.getResult(0), sums,
-                                ValueRange{k.index(slot)});
+    memref::StoreOp::create(b, loc, loop.getResult(0), partials,
+                            ValueRange{k.index(slot), tid});
   }
-  gpu::BarrierOp::create(b, loc);
-  // One thread evaluates the cost model.
+  for (int64_t half = kChoiceThreads / 2; half > 0; half /= 2) {
+    gpu::BarrierOp::create(b, loc);
+    auto lower = scf::IfOp::create(b, loc, k.ult(tid, k.index(half)),
+                                   /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(lower.thenBlock()->getTerminator());
+    for (int64_t slot = 0; slot < static_cast<int64_t>(distinct.size());
+         ++slot) {
+      Value mine = memref::LoadOp::create(
+          b, loc, partials, ValueRange{k.index(slot), tid});
+      Value other = memref::LoadOp::create(
+          b, loc, partials,
+          ValueRange{k.index(slot), k.add(tid, k.index(half))});
+      memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, mine, other),
+                              partials, ValueRange{k.index(slot), tid});
+    }
+  }
+  // One thread evaluates the cost model (thread 0 wrote the last sums).
   auto firstThread = scf::IfOp::create(b, loc, k.ult(tid, k.index(1)),
                                        /*withElse=*/false);
   b.setInsertionPoint(firstThread.thenBlock()->getTerminator());
   SmallVector<Value> totals;
   for (Value counts : op.getCounts()) {
     int64_t slot = llvm::find(distinct, counts) - distinct.begin();
-    Value sum = memref::LoadOp::create(b, loc, sums, k.index(slot));
+    Value sum = memref::LoadOp::create(b, loc, partials,
+                                       ValueRange{k.index(slot), k.index(0)});
     totals.push_back(
         arith::UIToFPOp::create(b, loc, b.getF64Type(), sum).getResult());
   }
