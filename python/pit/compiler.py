@@ -18,7 +18,7 @@ import tempfile
 from . import _config, _pit
 
 CPU = "cpu"
-GPU_TARGETS = ("sm_80", "sm_90")
+GPU_TARGETS = ("sm_80", "sm_90", "sm_90a")
 OUTPUTS = ("shared_library", "ptx", "cubin")
 
 _scratch = None
@@ -89,7 +89,7 @@ def _lower(module, pipeline):
 
 def compile(module, target=CPU, output="shared_library", path=None,
             pit_loop=-1, candidate=0, latency_table=None, variant=-1):
-    """Compiles `module` for `target` ("cpu", "sm_80" or "sm_90").
+    """Compiles `module` for `target` ("cpu", "sm_80", "sm_90" or "sm_90a": wgmma).
 
     output="shared_library" writes a library to `path` (a fresh temporary
     file if None) and returns its path; load it with pit.load. For a GPU it

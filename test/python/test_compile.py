@@ -30,7 +30,7 @@ def test_compile_leaves_the_module_alone(ctx):
 
 
 def test_ptx_for_each_chip(ctx):
-    for chip in ["sm_80", "sm_90"]:
+    for chip in ["sm_80", "sm_90", "sm_90a"]:
         binaries = pit.compile(build_matmul(ctx), target=chip, output="ptx")
         assert binaries, chip
         for name, ptx in binaries.items():

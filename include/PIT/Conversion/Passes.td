@@ -79,7 +79,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     the count), read with `ldmatrix`, multiplied with `mma.sync` m16n8k16
     into registers, and the block adds its tile into C without atomics. The
     three `mma-*` options shape that kernel; a value the tile does not
-    allow falls back to the STile's own tile.
+    allow falls back to the STile's own tile. With `chip=sm_90a`, blocks of
+    64-row multiples with chunks of 64 (the dense fallback's 128x128 blocks
+    among them) multiply with `wgmma` m64nNk16 instead, straight from
+    shared memory in its 128-byte swizzled layouts, one multiplication in
+    flight while the next chunk is copied in.
 
     Leaves alone: functions without pit ops.
   }];
@@ -97,9 +101,9 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"2",
            "Shared-memory stages of a tensor-core matmul block (1 to 4)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
-           "The GPU the kernels are for (sm_80, sm_90, ...): from sm_90 on, "
-           "scattered partial sums are added with two-element vector "
-           "atomics">
+           "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): from "
+           "sm_90 on, scattered partial sums are added with two-element "
+           "vector atomics; on sm_90a, blocks that allow it use wgmma">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1,0 +1,38 @@
+// On sm_90a, a tensor-core block whose rows come in 64s and whose chunks of
+// k are 64 multiplies with wgmma, two stages: A (64 x 64 a stage) and B
+// (256 columns in blocks of 64, k x 64 each) in dynamic shared memory,
+// moved up to the next multiple of 1024 bytes (the launch asks for 1008
+// bytes more); the copies are fenced for wgmma's async proxy; chunk c is
+// multiplied (one m64n256k16 per 16 of k, from descriptors) while the
+// copies of chunk c + 1 go out, and the accumulators are read after the
+// last wait.
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
+// sm_90 has no wgmma: the same block uses mma.sync.
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90" | FileCheck %s --check-prefix=SM90
+
+// CHECK: gpu.launch {{.+}} dynamic_shared_memory_size %c82928_i32
+// CHECK:   %[[SHARED:.+]] = gpu.dynamic_shared_memory
+// CHECK:   %[[ADDRESS:.+]] = memref.extract_aligned_pointer_as_index %[[SHARED]]
+// CHECK:   arith.remui %[[ADDRESS]], %c1024
+// CHECK:   memref.view %[[SHARED]][{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   memref.view %[[SHARED]][{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x4x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   %[[ZERO:.+]] = llvm.mlir.zero : !llvm.struct<(f32
+// CHECK:   scf.for {{.+}} iter_args(%{{.+}} = %[[ZERO]])
+// CHECK:     nvvm.cp.async.wait.group 0
+// CHECK:     nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:     gpu.barrier
+// CHECK:     nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK:     nvvm.wgmma.commit.group.sync.aligned
+// CHECK:     nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:     gpu.barrier
+// CHECK:     nvgpu.device_async_copy
+// CHECK:   nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:   llvm.extractvalue
+// SM90-NOT: wgmma
+// SM90: nvgpu.mma.sync
+func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [64x64]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>) outs(%c : memref<256x256xf32>)
+  return
+}
