@@ -294,32 +294,63 @@ void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
   }
 }
 
+Value BlockMma::chunkStart(Value chunk) {
+  return k.mul(chunk, k.index(shape.k));
+}
+
+void BlockMma::fillChunkIf(const ChunkFill &fill, Value present, Value stage,
+                           Value k0, ValueRange staged) {
+  auto ifPresent = scf::IfOp::create(b, loc, present, false);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
+  fill.issue(stage, k0);
+  if (fill.load)
+    fill.store(stage, staged.empty() ? fill.load(k0)
+                                     : SmallVector<Value>(staged));
+}
+
+void BlockMma::fillFirstChunks(const ChunkFill &fill, Value numChunks,
+                               int64_t count) {
+  // Each chunk its own copy group; every thread commits every group, empty
+  // or not, so that group counts mean the same chunks in all threads.
+  for (int64_t ahead = 0; ahead < count; ++ahead) {
+    Value chunk = k.index(ahead);
+    fillChunkIf(fill, k.ult(chunk, numChunks), chunk, chunkStart(chunk));
+    commitCopies();
+  }
+}
+
+SmallVector<Value> BlockMma::loadChunkIf(const ChunkFill &fill, Value present,
+                                         Value k0) {
+  if (!fill.load)
+    return {};
+  SmallVector<Type> types;
+  auto ifLoad = scf::IfOp::create(
+      b, loc, present,
+      [&](OpBuilder &, Location) {
+        SmallVector<Value> values = fill.load(k0);
+        for (Value value : values)
+          types.push_back(value.getType());
+        scf::YieldOp::create(b, loc, values);
+      },
+      [&](OpBuilder &, Location) {
+        // Past the last chunk nothing is stored; zeros stand in.
+        SmallVector<Value> zeros;
+        for (Type type : types)
+          zeros.push_back(
+              arith::ConstantOp::create(b, loc, b.getZeroAttr(type)));
+        scf::YieldOp::create(b, loc, zeros);
+      });
+  return SmallVector<Value>(ifLoad.getResults());
+}
+
 SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
                                               const ChunkFill &fill) {
   if (warpgroup && stages >= 2)
     return accumulateChunksWarpgroup(numChunks, fill);
   Value zero = k.index(0), one = k.index(1);
-  // Fills stage `stage` with the chunk that starts at k0, where `present`.
-  auto fillStage = [&](Value present, Value stage, Value k0) {
-    auto ifPresent = scf::IfOp::create(b, loc, present, false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
-    fill.issue(stage, k0);
-    if (fill.load)
-      fill.store(stage, fill.load(k0));
-  };
-  auto chunkStart = [&](Value chunk) {
-    return k.mul(chunk, k.index(shape.k));
-  };
-
-  // The first stages - 1 chunks (just chunk 0 with one stage), each its
-  // own copy group; every thread commits every group, empty or not, so that
-  // group counts mean the same chunks in all threads.
-  for (int64_t ahead = 0; ahead < std::max<int64_t>(1, stages - 1); ++ahead) {
-    Value chunk = k.index(ahead);
-    fillStage(k.ult(chunk, numChunks), k.index(ahead), chunkStart(chunk));
-    commitCopies();
-  }
+  // The first stages - 1 chunks (just chunk 0 with one stage).
+  fillFirstChunks(fill, numChunks, std::max<int64_t>(1, stages - 1));
 
   auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one,
                                    zeroAccumulators());
@@ -334,7 +365,7 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
     // The next chunk overwrites the shared tiles.
     gpu::BarrierOp::create(b, loc);
     Value next = k.add(chunk, one);
-    fillStage(k.ult(next, numChunks), stage, chunkStart(next));
+    fillChunkIf(fill, k.ult(next, numChunks), stage, chunkStart(next));
     commitCopies();
     scf::YieldOp::create(b, loc, acc);
     return SmallVector<Value>(chunks.getResults());
@@ -355,27 +386,7 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
     fill.issue(aheadStage, aheadStart);
   }
   commitCopies();
-  SmallVector<Value> staged;
-  if (fill.load) {
-    SmallVector<Type> types;
-    auto ifLoad = scf::IfOp::create(
-        b, loc, hasAhead,
-        [&](OpBuilder &, Location) {
-          SmallVector<Value> values = fill.load(aheadStart);
-          for (Value value : values)
-            types.push_back(value.getType());
-          scf::YieldOp::create(b, loc, values);
-        },
-        [&](OpBuilder &, Location) {
-          // Past the last chunk nothing is stored; zeros stand in.
-          SmallVector<Value> zeros;
-          for (Type type : types)
-            zeros.push_back(
-                arith::ConstantOp::create(b, loc, b.getZeroAttr(type)));
-          scf::YieldOp::create(b, loc, zeros);
-        });
-    staged = SmallVector<Value>(ifLoad.getResults());
-  }
+  SmallVector<Value> staged = loadChunkIf(fill, hasAhead, aheadStart);
   waitForCopies(stages - 1);
   multiply(acc, stage);
   if (fill.load) {
@@ -507,26 +518,7 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
 SmallVector<Value>
 BlockMma::accumulateChunksWarpgroup(Value numChunks, const ChunkFill &fill) {
   Value zero = k.index(0), one = k.index(1);
-  auto chunkStart = [&](Value chunk) {
-    return k.mul(chunk, k.index(shape.k));
-  };
-  auto fillIf = [&](Value present, Value stage, Value k0,
-                    ValueRange staged) {
-    auto ifPresent = scf::IfOp::create(b, loc, present, false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
-    fill.issue(stage, k0);
-    if (fill.load)
-      fill.store(stage, staged.empty() ? fill.load(k0)
-                                       : SmallVector<Value>(staged));
-  };
-  // Chunks 0 .. stages - 2, a copy group each (empty or not, in every
-  // thread, so that group counts mean the same chunks everywhere).
-  for (int64_t ahead = 0; ahead < stages - 1; ++ahead) {
-    Value chunk = k.index(ahead);
-    fillIf(k.ult(chunk, numChunks), k.index(ahead), chunkStart(chunk), {});
-    commitCopies();
-  }
+  fillFirstChunks(fill, numChunks, stages - 1);
 
   auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one,
                                    zeroAccumulators());
@@ -539,26 +531,7 @@ BlockMma::accumulateChunksWarpgroup(Value numChunks, const ChunkFill &fill) {
   Value aheadStart = chunkStart(ahead);
   // Pieces that go through registers are loaded first, so that their loads
   // are in flight during the multiplication.
-  SmallVector<Value> staged;
-  if (fill.load) {
-    SmallVector<Type> types;
-    auto ifLoad = scf::IfOp::create(
-        b, loc, hasAhead,
-        [&](OpBuilder &, Location) {
-          SmallVector<Value> values = fill.load(aheadStart);
-          for (Value value : values)
-            types.push_back(value.getType());
-          scf::YieldOp::create(b, loc, values);
-        },
-        [&](OpBuilder &, Location) {
-          SmallVector<Value> zeros;
-          for (Type type : types)
-            zeros.push_back(
-                arith::ConstantOp::create(b, loc, b.getZeroAttr(type)));
-          scf::YieldOp::create(b, loc, zeros);
-        });
-    staged = SmallVector<Value>(ifLoad.getResults());
-  }
+  SmallVector<Value> staged = loadChunkIf(fill, hasAhead, aheadStart);
   // Chunk c has landed once all groups but the newest stages - 2 have.
   waitForCopies(stages - 2);
   // Multiply chunk c, leaving it in flight; chunk c - 1's multiplication
@@ -566,7 +539,7 @@ BlockMma::accumulateChunksWarpgroup(Value numChunks, const ChunkFill &fill) {
   // stage takes chunk c + stages - 1.
   multiplyWarpgroup(acc, k.rem(chunk, stages), /*pending=*/1);
   gpu::BarrierOp::create(b, loc);
-  fillIf(hasAhead, k.rem(ahead, stages), aheadStart, staged);
+  fillChunkIf(fill, hasAhead, k.rem(ahead, stages), aheadStart, staged);
   commitCopies();
   scf::YieldOp::create(b, loc, acc);
   b.setInsertionPointAfter(chunks);

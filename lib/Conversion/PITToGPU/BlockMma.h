@@ -186,6 +186,18 @@ private:
   /// at k16 step `k16`, and of all n of B there.
   Value descriptorA(Value stage, int64_t half, int64_t k16);
   Value descriptorB(Value stage, int64_t k16);
+  /// The compacted k at which chunk `chunk` starts.
+  Value chunkStart(Value chunk);
+  /// Where `present`: issues the copies of the chunk at k0 into `stage`
+  /// and stores its register-staged pieces (`staged`, or loaded now).
+  void fillChunkIf(const ChunkFill &fill, Value present, Value stage,
+                   Value k0, ValueRange staged = {});
+  /// Fills stages 0 .. count - 1 with the first chunks, a copy group each.
+  void fillFirstChunks(const ChunkFill &fill, Value numChunks, int64_t count);
+  /// The register-staged pieces of the chunk at k0 where `present` (zeros
+  /// elsewhere); none without `fill.load`.
+  SmallVector<Value> loadChunkIf(const ChunkFill &fill, Value present,
+                                 Value k0);
   /// Issues the wgmma of stage `stage` into `acc` and waits until at most
   /// `pending` groups of them (this one included) are in flight.
   void multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
