@@ -50,7 +50,8 @@ struct MatmulTile {
   Value counts;
   MmaTileShape shape;
   int64_t microK, microM;
-  /// Shared-memory stages of the gather along k.
+  /// Shared-memory stages of the gather along k asked for (the block gets
+  /// as many as fit).
   int64_t stages;
   /// The fill that wrote zeros into C just before the STile, or null. With
   /// one, the kernel stores its tile instead of adding it (gather along k
@@ -61,8 +62,8 @@ struct MatmulTile {
   Value compactedA;
   /// Whether scattered partial sums may use two-element vector atomics.
   bool vectorAtomics = false;
-  /// Whether the block may multiply with wgmma (BlockMma decides whether
-  /// its shape allows).
+  /// Whether the chip has wgmma (the kernel uses it where the block's
+  /// shape and A's layout allow).
   bool warpgroupMma = false;
 };
 
@@ -227,9 +228,8 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
     tile.shape.n = options.blockColumns;
   if (alongK && options.chunk > 0 && options.chunk % 16 == 0)
     tile.shape.k = options.chunk;
-  tile.warpgroupMma = options.warpgroupMma && !alongM &&
-                     BlockMma::supportsWarpgroupMma(tile.shape, false);
-  tile.stages = fitStages(tile.shape, options.stages, tile.warpgroupMma);
+  tile.warpgroupMma = options.warpgroupMma;
+  tile.stages = options.stages;
   tile.microK = microK;
   tile.microM = microM;
   auto cType = cast<MemRefType>(tile.c.getType());
@@ -255,8 +255,13 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   int64_t m = t.extentM, n = t.extentN;
   int64_t capacity = t.extentK / t.microK;
   int64_t nTiles = n / s.n;
-  BlockMma mma(b, loc, s, t.numSegments * nTiles, t.stages,
-               /*aKMajor=*/bool(t.compactedA), t.warpgroupMma);
+  // A is k-major when read from the compacted copy: wgmma's block needs it
+  // k-major in rows, so that block keeps mma.sync.
+  bool aKMajor = bool(t.compactedA);
+  bool warpgroupMma =
+      t.warpgroupMma && BlockMma::supportsWarpgroupMma(s, aKMajor);
+  BlockMma mma(b, loc, s, t.numSegments * nTiles,
+               fitStages(s, t.stages, warpgroupMma), aKMajor, warpgroupMma);
 
   Value segment = k.div(mma.blockId, nTiles);
   // Segments are numbered (batch, row block), row-major, as pit.detect does.
@@ -493,9 +498,8 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   // A "micro-tile" of one copy along k: the walk never splits a copy.
   tile.microK = kVector;
   tile.microM = 1;
-  tile.warpgroupMma = options.warpgroupMma &&
-                     BlockMma::supportsWarpgroupMma(tile.shape, false);
-  tile.stages = fitStages(tile.shape, 3, tile.warpgroupMma);
+  tile.warpgroupMma = options.warpgroupMma;
+  tile.stages = 3;
   return tile;
 }
 
