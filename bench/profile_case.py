@@ -21,8 +21,8 @@ import torch
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 import cases  # noqa: E402,F401  (puts the shared helpers on the path)
-from compiled_library import Kernel, sparsify  # noqa: E402
-from profiling import device_work_per_call  # noqa: E402
+from compiled_library import Kernel  # noqa: E402
+from profiling import device_work_per_call, matmul_inputs  # noqa: E402
 
 CALLS = 200
 
@@ -65,10 +65,7 @@ def main():
     options = parser.parse_args()
     n = cases.SIZE
     micro = [int(e) for e in options.micro.split("x")]
-    a = sparsify((torch.rand(n, n, device="cuda") * 2 - 1).half(), micro,
-                 options.sparsity)
-    b = (torch.rand(n, n, device="cuda") * 2 - 1).half()
-    c = torch.zeros(n, n, device="cuda")
+    a, b, c = matmul_inputs(n, micro, options.sparsity)
     torch.cuda.synchronize()
     kernel = Kernel(options.library)
     kernel(a, b, c)

@@ -16,18 +16,15 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import cases  # noqa: E402,F401  (puts the shared helpers on the path)
-from compiled_library import Kernel, sparsify  # noqa: E402
-from profiling import device_work_per_call  # noqa: E402
+from compiled_library import Kernel  # noqa: E402
+from profiling import device_work_per_call, matmul_inputs  # noqa: E402
 
 CALLS = 20
 
 
 def profile(library, micro, sparsity):
     n = cases.SIZE
-    a = sparsify((torch.rand(n, n, device="cuda") * 2 - 1).half(), micro,
-                 sparsity)
-    b = (torch.rand(n, n, device="cuda") * 2 - 1).half()
-    c = torch.zeros(n, n, device="cuda")
+    a, b, c = matmul_inputs(n, micro, sparsity)
     kernel = Kernel(library)
     calls = device_work_per_call(lambda: kernel(a, b, c), CALLS)
     count = len(calls[0])

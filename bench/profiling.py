@@ -1,8 +1,22 @@
 """The device work of each call, from the profiler: CUPTI sees the driver-API
 launches and memsets of a PIT library too. Outlined kernels all share one
-name, so a call's pieces are told apart by their position."""
+name, so a call's pieces are told apart by their position. (Import cases
+first: it puts the GPU check's helpers on the path.)"""
 
 import torch
+
+from compiled_library import sparsify
+
+
+def matmul_inputs(n, micro, sparsity):
+    """The f16 A (values in [-1, 1), a fresh random pattern of `micro`
+    tiles at `sparsity`) and B (dense) of an n x n x n matmul, and a zero f32
+    C."""
+    a = sparsify((torch.rand(n, n, device="cuda") * 2 - 1).half(), micro,
+                 sparsity)
+    b = (torch.rand(n, n, device="cuda") * 2 - 1).half()
+    c = torch.zeros(n, n, device="cuda")
+    return a, b, c
 
 
 def device_work_per_call(fn, calls):
