@@ -37,7 +37,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
-  // PTX ISA 8.1 (CUDA 12.1 and newer) has the vector atomics (red .v2.f32)
+  // PTX ISA 8.1 (CUDA 12.1 and newer) has the vector atomics (red .v4.f32)
   // that the scattered writes use on sm_90.
   target.features = "+ptx81";
   pm.addPass(createGpuNVVMAttachTarget(target));

@@ -102,7 +102,7 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
            "Shared-memory stages of a tensor-core matmul block (1 to 4)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): from "
-           "sm_90 on, scattered partial sums are added with two-element "
+           "sm_90 on, scattered partial sums are added with four-element "
            "vector atomics; on sm_90a, blocks that allow it use wgmma">
   ];
   let dependentDialects = [

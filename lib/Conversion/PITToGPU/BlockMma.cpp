@@ -412,36 +412,78 @@ void BlockMma::forEachAccumulator(
 
 void BlockMma::forEachAccumulatorPair(
     ValueRange acc, function_ref<void(Value, Value, Value, Value)> write) {
+  forEachAccumulatorBlock(acc, [&](Value row, Value column,
+                                   ArrayRef<Value> values) {
+    write(row, column, values[0], values[1]);
+    write(k.add(row, k.index(8)), column, values[2], values[3]);
+  });
+}
+
+void BlockMma::forEachAccumulatorQuad(
+    ValueRange acc, function_ref<void(Value, Value, ValueRange)> write) {
+  // Lanes 2p and 2p + 1 of a group hold columns 4p .. 4p + 3 of rows r and
+  // r + 8 between them, two each. They swap: the even lane sends its row
+  // r + 8 pair and keeps row r, the odd lane the other way round.
+  Value odd = k.ult(k.index(0), k.rem(inGroup, 2));
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
+  Value width = arith::ConstantIntOp::create(b, loc, kMmaLanes, 32);
+  forEachAccumulatorBlock(acc, [&](Value row, Value column,
+                                   ArrayRef<Value> values) {
+    SmallVector<Value> received;
+    for (int64_t e = 0; e < 2; ++e) {
+      Value sent = arith::SelectOp::create(b, loc, odd, values[e],
+                                           values[2 + e]);
+      received.push_back(gpu::ShuffleOp::create(b, loc, sent, one, width,
+                                                 gpu::ShuffleMode::XOR)
+                             .getShuffleResult());
+    }
+    SmallVector<Value> quad;
+    for (int64_t e = 0; e < 4; ++e) {
+      // Even lane: its row r pair, then the partner's; odd lane: the
+      // partner's row r + 8 pair, then its own.
+      Value even = e < 2 ? values[e] : received[e - 2];
+      Value oddValue = e < 2 ? received[e] : values[e];
+      quad.push_back(arith::SelectOp::create(b, loc, odd, oddValue, even));
+    }
+    Value quadRow = arith::SelectOp::create(b, loc, odd,
+                                            k.add(row, k.index(8)), row);
+    Value quadColumn = k.mul(k.div(column, 4), k.index(4));
+    write(quadRow, quadColumn, quad);
+  });
+}
+
+void BlockMma::forEachAccumulatorBlock(
+    ValueRange acc,
+    function_ref<void(Value, Value, ArrayRef<Value>)> write) {
   if (warpgroup) {
     // wgmma's m64nN accumulator: register 4 j + 2 i + e holds row 16 warp
     // + group + 8 i, column 8 j + 2 inGroup + e of the 64 rows.
     Value warpRow = k.add(k.mul(warp, k.index(16)), group);
     Value pairColumn = k.mul(inGroup, k.index(2));
     for (int64_t half = 0; half < shape.m / 64; ++half)
-      for (int64_t j = 0; j < shape.n / 8; ++j)
-        for (int64_t i = 0; i < 2; ++i) {
-          int64_t reg = 4 * j + 2 * i;
-          Value first = LLVM::ExtractValueOp::create(b, loc, acc[half], reg);
-          Value second =
-              LLVM::ExtractValueOp::create(b, loc, acc[half], reg + 1);
-          write(k.add(warpRow, k.index(half * 64 + i * 8)),
-                k.add(pairColumn, k.index(j * 8)), first, second);
-        }
+      for (int64_t j = 0; j < shape.n / 8; ++j) {
+        SmallVector<Value> values;
+        for (int64_t reg = 4 * j; reg < 4 * j + 4; ++reg)
+          values.push_back(
+              LLVM::ExtractValueOp::create(b, loc, acc[half], reg));
+        write(k.add(warpRow, k.index(half * 64)),
+              k.add(pairColumn, k.index(j * 8)), values);
+      }
     return;
   }
   for (int64_t ms = 0; ms < mSubtiles(); ++ms)
-    for (int64_t ns = 0; ns < nSubtiles(); ++ns)
-      for (int64_t i0 = 0; i0 < 2; ++i0) {
-        Value tile = acc[ms * nSubtiles() + ns];
-        Value first =
-            vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{i0, 0});
-        Value second =
-            vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{i0, 1});
-        Value row = k.add(group, k.index(ms * 16 + i0 * 8));
-        Value column = k.add(warpColumn, k.add(k.mul(inGroup, k.index(2)),
-                                               k.index(ns * 8)));
-        write(row, column, first, second);
-      }
+    for (int64_t ns = 0; ns < nSubtiles(); ++ns) {
+      Value tile = acc[ms * nSubtiles() + ns];
+      SmallVector<Value> values;
+      for (int64_t i0 = 0; i0 < 2; ++i0)
+        for (int64_t e = 0; e < 2; ++e)
+          values.push_back(
+              vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{i0, e}));
+      Value row = k.add(group, k.index(ms * 16));
+      Value column = k.add(warpColumn, k.add(k.mul(inGroup, k.index(2)),
+                                             k.index(ns * 8)));
+      write(row, column, values);
+    }
 }
 
 /// A wgmma shared-memory matrix descriptor: the start address, the byte

@@ -160,6 +160,12 @@ public:
   /// second)` for columns `column` (even) and `column + 1`.
   void forEachAccumulatorPair(
       ValueRange acc, function_ref<void(Value, Value, Value, Value)> write);
+  /// The same by runs of four neighbours in a row: `write(row, column,
+  /// values)` for columns `column` (a multiple of 4) to `column + 3`. The
+  /// two lanes that hold a run between them swap halves with a shuffle, so
+  /// every lane of the warp must get here.
+  void forEachAccumulatorQuad(ValueRange acc,
+                              function_ref<void(Value, Value, ValueRange)> write);
 
   /// Whether the block multiplies with wgmma.
   bool usesWarpgroupMma() const { return warpgroup; }
@@ -170,6 +176,11 @@ public:
 
 private:
   int64_t mSubtiles() const { return shape.m / 16; }
+  /// Calls `write(row, column, values)` for each 16 x 8 piece of this
+  /// thread's accumulators: values (row, column), (row, column + 1),
+  /// (row + 8, column), (row + 8, column + 1).
+  void forEachAccumulatorBlock(
+      ValueRange acc, function_ref<void(Value, Value, ArrayRef<Value>)> write);
   int64_t nSubtiles() const { return shape.n / (8 * kMmaWarps); }
   /// Elements of a row of the tile as the kernel sees it (before the
   /// swizzle and the wgmma blocking of B).

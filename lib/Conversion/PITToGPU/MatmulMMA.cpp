@@ -60,7 +60,7 @@ struct MatmulTile {
   /// A compacted copy of A's non-zero micro-tiles (memref<segments x
   /// capacity x microM>), which the detection writes, or null.
   Value compactedA;
-  /// Whether scattered partial sums may use two-element vector atomics.
+  /// Whether scattered partial sums may use four-element vector atomics.
   bool vectorAtomics = false;
   /// Whether the chip has wgmma (the kernel uses it where the block's
   /// shape and A's layout allow).
@@ -78,11 +78,12 @@ int64_t fitStages(const MmaTileShape &shape, int64_t wanted,
   return stages;
 }
 
-/// `*address += {first, second}` for two adjacent f32 in global memory, as
-/// one atomic operation (sm_90 and newer): half the atomics of two scalar
-/// adds, which bound a scattered write back.
+/// `*address += values` for 2 or 4 adjacent f32 in global memory (8- or
+/// 16-byte aligned), as one atomic operation (sm_90 and newer): a half or a
+/// quarter of the atomics of scalar adds, which bound a scattered write
+/// back.
 void buildVectorAtomicAdd(OpBuilder &b, Location loc, Value memref,
-                          ValueRange indices, Value first, Value second) {
+                          ValueRange indices, ValueRange values) {
   KernelBuilder k{b, loc};
   auto type = cast<MemRefType>(memref.getType());
   Value linear = k.index(0);
@@ -92,10 +93,18 @@ void buildVectorAtomicAdd(OpBuilder &b, Location loc, Value memref,
       b, loc, b.getIndexType(), memref);
   Value byteAddress = k.add(base, k.mul(linear, k.index(4)));
   Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteAddress);
+  std::string registers, constraints = "l";
+  for (size_t i = 0; i < values.size(); ++i) {
+    registers += (i ? ", $" : "$") + std::to_string(i + 1);
+    constraints += ",f";
+  }
+  SmallVector<Value> operands{address};
+  operands.append(values.begin(), values.end());
   LLVM::InlineAsmOp::create(
-      b, loc, /*res=*/Type(), ValueRange{address, first, second},
-      b.getStringAttr("red.global.add.v2.f32 [$0], {$1, $2};"),
-      b.getStringAttr("l,f,f"), b.getUnitAttr(), /*is_align_stack=*/nullptr,
+      b, loc, /*res=*/Type(), operands,
+      b.getStringAttr("red.global.add.v" + std::to_string(values.size()) +
+                      ".f32 [$0], {" + registers + "};"),
+      b.getStringAttr(constraints), b.getUnitAttr(), /*is_align_stack=*/nullptr,
       LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
       /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
 }
@@ -234,7 +243,8 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   tile.microM = microM;
   auto cType = cast<MemRefType>(tile.c.getType());
   tile.vectorAtomics = options.vectorAtomics && cType.hasStaticShape() &&
-                       cType.getLayout().isIdentity();
+                       cType.getLayout().isIdentity() &&
+                       cType.getShape().back() % 4 == 0;
   // A's gathered pieces narrower than a copy go through registers, in
   // 16-byte pieces spread evenly over the block.
   bool narrowA = !alongM && microK % kVector != 0;
@@ -427,24 +437,32 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   SmallVector<Value> acc = mma.zeroAccumulators();
   mma.multiply(acc, stage);
 
-  // SWrite: scatter the rows back; padding rows are not written. Two
-  // adjacent columns at a time where the chip has vector atomics.
-  mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
-                                      Value second) {
+  // SWrite: scatter the rows back; padding rows are not written. Four
+  // adjacent columns at a time where the chip has vector atomics (C's rows
+  // hold whole runs of four, 16-byte aligned).
+  auto scatter = [&](Value row, Value column, ValueRange values) {
     auto [target, valid] = gathered(row);
     auto guard = scf::IfOp::create(b, loc, valid, false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
     Value c0 = k.add(n0, column);
     if (t.vectorAtomics) {
-      buildVectorAtomicAdd(b, loc, t.c, {target, c0}, first, second);
+      buildVectorAtomicAdd(b, loc, t.c, {target, c0}, values);
       return;
     }
-    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, first, t.c,
-                                ValueRange{target, c0});
-    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, second,
-                                t.c, ValueRange{target, k.add(c0, k.index(1))});
-  });
+    for (auto [i, value] : llvm::enumerate(values))
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
+                                  t.c,
+                                  ValueRange{target, k.add(c0, k.index(i))});
+  };
+  if (t.vectorAtomics) {
+    mma.forEachAccumulatorQuad(acc, scatter);
+    return;
+  }
+  mma.forEachAccumulatorPair(
+      acc, [&](Value row, Value column, Value first, Value second) {
+        scatter(row, column, ValueRange{first, second});
+      });
 }
 
 /// The block of a dense matmul: with no index to follow, a block may cover

@@ -431,7 +431,7 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
   }
 }
 
-/// Whether `chip` ("sm_90", "sm_90a", ...) has red.global.add.v2.f32.
+/// Whether `chip` ("sm_90", "sm_90a", ...) has red.global.add.v2/v4.f32.
 bool hasVectorAtomics(StringRef chip) {
   unsigned version = 0;
   return chip.consume_front("sm_") &&

@@ -32,7 +32,8 @@ struct MmaKernelOptions {
   int64_t chunk = 0;
   /// Shared-memory stages.
   int64_t stages = 2;
-  /// Whether the chip has two-element vector atomics (sm_90 and newer).
+  /// Whether the chip has vector atomics of f32 (red .v2/.v4, sm_90 and
+  /// newer).
   bool vectorAtomics = false;
   /// Whether the chip has wgmma (sm_90a): blocks whose shape allows it
   /// multiply with it instead of mma.sync.
