@@ -311,6 +311,37 @@ STileRule PITRules::makeSTileRule(ArrayRef<int64_t> microTile,
   return rule;
 }
 
+LogicalResult PITRules::setDenseTile(STileRule &rule, ArrayRef<int64_t> tile,
+                                    std::string &why) const {
+  if (tile.size() != loopRules.size()) {
+    why = "a dense tile needs " + std::to_string(loopRules.size()) +
+          " extents, one per loop, not " + std::to_string(tile.size());
+    return failure();
+  }
+  for (const LoopRule &loop : loopRules) {
+    int64_t extent = loopExtents[loop.loop], size = tile[loop.loop];
+    std::string at = " of loop " + std::to_string(loop.loop);
+    if (size <= 0 || extent % size != 0) {
+      why = "tile extent " + std::to_string(size) + at +
+            " does not divide its extent " + std::to_string(extent);
+      return failure();
+    }
+    if (!loop.sparseDim)
+      continue;
+    int64_t micro = rule.microTile[*loop.sparseDim];
+    if (loop.loop == rule.pitLoop ? size % micro != 0 : size != micro) {
+      why = "tile extent " + std::to_string(size) + at +
+            (loop.loop == rule.pitLoop ? " is not whole micro-tiles of "
+                                       : " is not its micro-tile extent ") +
+            std::to_string(micro);
+      return failure();
+    }
+  }
+  rule.denseTile = llvm::to_vector(tile);
+  rule.keepTile = true;
+  return success();
+}
+
 FailureOr<SmallVector<STileRule>>
 PITRules::getSTileRules(ArrayRef<int64_t> microTile, std::string &why) const {
   auto shapeText = [](ArrayRef<int64_t> shape) {

@@ -86,6 +86,11 @@ FailureOr<STileDatabase> STileDatabase::load(StringRef path,
         return fail("a variant of '" + *key + "' has " +
                     Twine(parsedVariant.latencies.size()) + " latencies for " +
                     Twine(database.coverage.size()) + " coverage points");
+      if (variant->get("dense_tile") &&
+          !readNumbers(variant->getArray("dense_tile"),
+                       parsedVariant.denseTile))
+        return fail("a variant of '" + *key +
+                    "' has a 'dense_tile' that is not a list of numbers");
       parsedVariant.pitLoop = *pitLoop;
       latencies.variants.push_back(std::move(parsedVariant));
     }

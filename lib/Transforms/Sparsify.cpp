@@ -146,7 +146,7 @@ void emitSTile(RewriterBase &rewriter, Location loc, linalg::LinalgOp op,
   auto stile = STileOp::create(rewriter, loc, index.counts,
                                rules.getLoopExtents(), rule.denseTile,
                                rule.microTile, rule.pitLoop,
-                               rules.getSparseMap());
+                               rules.getSparseMap(), rule.keepTile);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(stile.getBody().front().getTerminator());
   emitTileBody(rewriter, loc, op, rule, stile, index);
@@ -254,18 +254,66 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
           rules.getSTileRules(microTile.asArrayRef(), why);
       if (failed(stiles))
         continue;
-      for (const STileVariantLatencies &measured : entry->variants) {
+      for (auto [number, measured] : llvm::enumerate(entry->variants)) {
         if (ArrayRef<int64_t>(measured.microTile) != microTile.asArrayRef())
           continue;
-        for (const STileRule &stile : *stiles)
-          if (stile.pitLoop == measured.pitLoop)
-            variants.push_back({stile, measured.latencies});
+        for (STileRule stile : *stiles) {
+          if (stile.pitLoop != measured.pitLoop)
+            continue;
+          if (!measured.denseTile.empty() &&
+              failed(rules.setDenseTile(stile, measured.denseTile, why))) {
+            op->emitRemark("pit-sparsify: variant ")
+                << number << " of the latency table left out: " << why;
+            continue;
+          }
+          variants.push_back({stile, measured.latencies});
+        }
       }
     }
     if (variants.empty())
       return leaveFixed("the latency table has no variant for the mark's "
                         "micro-tiles");
     return variants;
+  }
+
+  /// Drops the variants that are never the cheapest: at every coverage
+  /// point the dense fallback, or another variant of the same index (an
+  /// earlier one, on a tie), costs no more. The cost model interpolates
+  /// between the points, so they would never be chosen, and each one
+  /// launched costs its exiting blocks on every call. Variants of different
+  /// indices are not compared: one pattern covers their micro-tiles to
+  /// different degrees.
+  void dropDominatedVariants(linalg::LinalgOp op,
+                             SmallVector<SelectableVariant> &variants,
+                             double denseLatency) {
+    auto costsNoMore = [](ArrayRef<double> cheaper, ArrayRef<double> than) {
+      return llvm::all_of(llvm::zip(cheaper, than), [](auto pair) {
+        return std::get<0>(pair) <= std::get<1>(pair);
+      });
+    };
+    SmallVector<SelectableVariant> kept;
+    for (auto [number, variant] : llvm::enumerate(variants)) {
+      SmallVector<double> dense(variant.latencies.size(), denseLatency);
+      bool dominated = costsNoMore(dense, variant.latencies);
+      for (auto [other, rival] : llvm::enumerate(variants))
+        if (other != number &&
+            rival.rule.microTile == variant.rule.microTile &&
+            rival.rule.sparseDim == variant.rule.sparseDim &&
+            costsNoMore(rival.latencies, variant.latencies) &&
+            (other < number ||
+             !costsNoMore(variant.latencies, rival.latencies)))
+          dominated = true;
+      if (!dominated) {
+        kept.push_back(variant);
+        continue;
+      }
+      InFlightDiagnostic remark = op->emitRemark("pit-sparsify: variant (");
+      llvm::interleave(variant.rule.microTile, remark, "x");
+      remark << " along loop " << variant.rule.pitLoop << ", tile ";
+      llvm::interleave(variant.rule.denseTile, remark, "x");
+      remark << ") is never the cheapest; left out";
+    }
+    variants = std::move(kept);
   }
 
   LogicalResult sparsify(linalg::LinalgOp op) {
@@ -293,6 +341,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
                  << variant.getValue() << "; the latency table gives "
                  << variants.size() << " and dense (" << variants.size()
                  << ")";
+        // Forced to one variant, the numbering stays the table's.
+        if (variant < 0)
+          dropDominatedVariants(op, variants, entry->dense);
         sparsifyWithSelection(op, rules, variants, entry->dense);
         return success();
       }

@@ -310,10 +310,12 @@ def swrite(builder, source, dest, offsets, scatter=None, combine=None):
 
 
 def stile(builder, counts, domain, tile, micro_tile, pit_axis, sparse_map,
-          body):
+          body, keep_tile=False):
     """pit.stile over `domain` in tiles of `tile`; `sparse_map` is the
     affine map text from the loops to the sparse operand's dimensions.
-    body(body_builder, origins, segment) builds one tile's work."""
+    body(body_builder, origins, segment) builds one tile's work. With
+    `keep_tile`, lowerings run exactly `tile` rather than blocks of their
+    own shape."""
     context = builder.context
     index = _pit.Type.parse(context, "index")
     attributes = {
@@ -323,6 +325,8 @@ def stile(builder, counts, domain, tile, micro_tile, pit_axis, sparse_map,
         "pit_axis": _i64(context, pit_axis),
         "sparse_map": _pit.Attribute.parse(context, f"affine_map<{sparse_map}>"),
     }
+    if keep_tile:
+        attributes["keep_tile"] = _pit.Attribute.parse(context, "unit")
     operation = builder.create("pit.stile", [counts], attributes=attributes,
                                num_regions=1)
     block = operation.regions[0].append_block([index] * (len(domain) + 1))

@@ -47,6 +47,9 @@ struct STileRule {
   /// The dimension of the sparse operand that `pitLoop` indexes.
   unsigned sparseDim;
   SmallVector<int64_t> denseTile;
+  /// Whether lowerings must run exactly `denseTile` (a measured variant)
+  /// rather than shape their blocks from it.
+  bool keepTile = false;
   /// Whether the output is written back through the index (the PIT loop is
   /// parallel), rather than at its natural place.
   bool scattersOutput;
@@ -81,6 +84,14 @@ public:
   /// loop carries a rule for it.
   FailureOr<SmallVector<STileRule>> getSTileRules(ArrayRef<int64_t> microTile,
                                                   std::string &why) const;
+
+  /// Gives `rule` the dense tile `tile` (one extent per loop), to be kept
+  /// as is by lowerings. Fails, with the reason in `why`, when the tile does
+  /// not fit: extents that do not divide their loop, a gathered extent that
+  /// is not whole micro-tiles, or another loop of the sparse operand whose
+  /// extent is not its micro-tile's (a tile lies in one segment).
+  LogicalResult setDenseTile(STileRule &rule, ArrayRef<int64_t> tile,
+                             std::string &why) const;
 
   /// Prints the verdict on every loop, one per line.
   void print(raw_ostream &os) const;

@@ -12,7 +12,12 @@
 //    "ops": [{"op": "linalg.matmul 4096x4096x4096 f16,f16,f32",
 //             "dense_us": 180.0,
 //             "variants": [{"micro_tile": [32, 1], "pit_loop": 2,
+//                           "dense_tile": [32, 128, 32],
 //                           "latency_us": [...one per coverage point...]}]}]}
+//
+// A variant is a micro-tile, the loop it is gathered along, and optionally
+// the dense tile (one extent per loop) its STile runs: variants of one
+// micro-tile with different tiles share the detection.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +35,9 @@ namespace mlir::pit {
 struct STileVariantLatencies {
   SmallVector<int64_t> microTile;
   unsigned pitLoop;
+  /// The dense tile it was measured with (one extent per loop), kept as is
+  /// by the lowering; empty: the analysis's default tile.
+  SmallVector<int64_t> denseTile;
   /// Microseconds, one per coverage point of the database.
   SmallVector<double> latencies;
 };

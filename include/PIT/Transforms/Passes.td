@@ -76,10 +76,17 @@ def PITSparsify : Pass<"pit-sparsify"> {
     variants' STiles, with the original operation (unmarked) as the dense
     fallback. A fill of the output right before the operation moves into
     every case, so that each variant can fold it into its own writes.
-    An operation the database has no entry for is sparsified as without it,
+    A variant may name the dense tile it was measured with (`dense_tile`,
+    one extent per loop): several tiles of one micro-tile share its
+    detection, and their STiles get `keep_tile`. A variant that the dense
+    fallback, or another variant of the same index, beats at every coverage
+    point is left out with a remark (it would never be chosen, and its
+    kernel would still launch), as is one whose tile does not fit the
+    operation. An operation the database has no entry for is sparsified as without it,
     with a remark. `variant` N >= 0 replaces the choice by variant N (the
-    number of variants means dense), detections included: that is how the
-    latency tables and the oracle of the benchmark are measured.
+    number of variants means dense; variants that fit count in the table's
+    order, none left out for being beaten), detections included: that is how the latency tables
+    and the oracle of the benchmark are measured.
 
     Matches: linalg operations on buffers with a `pit.sparse` mark.
     Leaves alone, with a remark: operations on tensors (bufferize first),

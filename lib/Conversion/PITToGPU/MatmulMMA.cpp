@@ -230,12 +230,14 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   // A block covers several of the STile's tiles along n, where n allows:
   // each gathered chunk of A is then reused over more of B. Gathered along
   // k, the chunk of compacted k is free (copies never straddle micro-tiles:
-  // they are 8 elements at multiples of 8).
+  // they are 8 elements at multiples of 8). A tile to keep (a measured
+  // variant) is the block as it is.
   int64_t n = op.getDomain()[lead + 1];
-  if (n % options.blockColumns == 0 &&
+  if (!op.getKeepTile() && n % options.blockColumns == 0 &&
       options.blockColumns % tile.shape.n == 0)
     tile.shape.n = options.blockColumns;
-  if (alongK && options.chunk > 0 && options.chunk % 16 == 0)
+  if (!op.getKeepTile() && alongK && options.chunk > 0 &&
+      options.chunk % 16 == 0)
     tile.shape.k = options.chunk;
   tile.warpgroupMma = options.warpgroupMma;
   tile.stages = options.stages;

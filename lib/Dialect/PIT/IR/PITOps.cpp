@@ -220,7 +220,7 @@ LogicalResult SelectOp::verify() {
 void STileOp::build(OpBuilder &builder, OperationState &state, Value counts,
                     ArrayRef<int64_t> domain, ArrayRef<int64_t> tile,
                     ArrayRef<int64_t> microTile, int64_t pitAxis,
-                    AffineMap sparseMap) {
+                    AffineMap sparseMap, bool keepTile) {
   state.addOperands(counts);
   state.addAttribute(getDomainAttrName(state.name),
                      builder.getDenseI64ArrayAttr(domain));
@@ -232,6 +232,8 @@ void STileOp::build(OpBuilder &builder, OperationState &state, Value counts,
                      builder.getI64IntegerAttr(pitAxis));
   state.addAttribute(getSparseMapAttrName(state.name),
                      AffineMapAttr::get(sparseMap));
+  if (keepTile)
+    state.addAttribute(getKeepTileAttrName(state.name), builder.getUnitAttr());
   Region *body = state.addRegion();
   SmallVector<Type> argTypes(domain.size() + 1, builder.getIndexType());
   SmallVector<Location> argLocs(argTypes.size(), state.location);

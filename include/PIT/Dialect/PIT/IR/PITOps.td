@@ -134,6 +134,11 @@ def PIT_STileOp : PIT_Op<"stile", [
     `counts[s] * micro_tile[a]`, split into tiles of `tile[pit_axis]`; the
     last tile may be partial, and `pit.sread` pads it with zeros.
 
+    A lowering may run several tiles in one block of its own shape (a GPU
+    block that covers more columns, say). With `keep_tile` it runs exactly
+    `tile`: pit-sparsify sets it on the STiles of the variants of the STile
+    database that name their tile, which was measured as such.
+
     The body runs once per tile, in no particular order and possibly in
     parallel. Its block arguments are the tile's origin in each loop of the
     domain (the compacted origin along `pit_axis`), then the segment number.
@@ -164,7 +169,8 @@ def PIT_STileOp : PIT_Op<"stile", [
     DenseI64ArrayAttr:$tile,
     DenseI64ArrayAttr:$micro_tile,
     ConfinedAttr<I64Attr, [IntNonNegative]>:$pit_axis,
-    AffineMapAttr:$sparse_map
+    AffineMapAttr:$sparse_map,
+    UnitAttr:$keep_tile
   );
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -176,7 +182,8 @@ def PIT_STileOp : PIT_Op<"stile", [
                    "::llvm::ArrayRef<int64_t>":$tile,
                    "::llvm::ArrayRef<int64_t>":$microTile,
                    "int64_t":$pitAxis,
-                   "::mlir::AffineMap":$sparseMap)>
+                   "::mlir::AffineMap":$sparseMap,
+                   CArg<"bool", "false">:$keepTile)>
   ];
   let extraClassDeclaration = [{
     /// Number of loops of the iteration domain.

@@ -1,0 +1,43 @@
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" --convert-pit-to-gpu 2>/dev/null | FileCheck %s --check-prefix=GPU
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=2" 2>/dev/null | FileCheck %s --check-prefix=FORCED
+
+// Variants of one micro-tile that name their dense tile: they share one
+// detection, and their STiles keep the tile they were measured with. A tile
+// that does not fit the op is left out with the reason; so is a variant
+// that another variant or dense beats at every coverage point (the cost
+// model would never choose it, and its kernel would launch on every call).
+// CHECK-LABEL: func @matmul
+// CHECK: pit.detect %{{.+}} micro_tile [32, 1] axis 1 into %[[INDEX:[^,]+]],
+// CHECK-NOT: pit.detect
+// CHECK: %[[CHOICE:.+]] = pit.select %[[INDEX]], %[[INDEX]] capacities [256, 256]
+// CHECK-SAME: latencies [array<f64: 1.000000e+01, 6.000000e+01, 1.200000e+02>, array<f64: 1.200000e+01, 5.000000e+01, 1.100000e+02>]
+// CHECK: scf.index_switch %[[CHOICE]]
+// CHECK: case 0 {
+// CHECK: pit.stile {{.*}} tile [32, 128, 64] micro_tile [32, 1] pit_axis 2 {{.*}} attributes {keep_tile}
+// CHECK: case 1 {
+// CHECK: pit.stile {{.*}} tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 {{.*}} attributes {keep_tile}
+// CHECK: default {
+// CHECK-NEXT: linalg.matmul
+
+// The tensor-core lowering runs the kept tiles as they are: 128 and 64
+// columns of C a block (not the 256 of mma-block-columns), chunks of 64 and
+// 32 of k (A's 32x1 micro-tiles come k-major from the compacted copy).
+// GPU: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x64x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x128xf16, #gpu.address_space<workgroup>>)
+// GPU: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x32x64xf16, #gpu.address_space<workgroup>>)
+
+// Forced to a variant, the variants that fit count in the table's order
+// (here its third, which selection would drop), and none is dropped.
+// FORCED: %[[THIRD:.+]] = arith.constant 2 : index
+// FORCED: scf.index_switch %[[THIRD]]
+// FORCED: case 2 {
+// FORCED: pit.stile {{.*}} tile [32, 64, 64] micro_tile [32, 1]
+func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
+  // expected-remark @+4 {{pit-sparsify: variant 3 of the latency table left out: tile extent 16 of loop 0 is not its micro-tile extent 32}}
+  // expected-remark @+3 {{pit-sparsify: variant 4 of the latency table left out: tile extent 96 of loop 1 does not divide its extent 512}}
+  // expected-remark @+2 {{pit-sparsify: variant (32x1 along loop 2, tile 32x64x64) is never the cheapest; left out}}
+  // expected-remark @+1 {{pit-sparsify: variant (32x1 along loop 2, tile 32x64x32) is never the cheapest; left out}}
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
+  return
+}
