@@ -19,6 +19,17 @@ MATMUL_GRANULARITIES = [
     ("16x16", 2, (16, 16)),
     ("32x64", 2, (32, 64)),
 ]
+# The STile database's variants of each micro-tile: the dense tiles (m, n,
+# k) its STile may run, each measured and kept as is (pit.stile keep_tile).
+# Gathered along k the rows are the micro-tile's; the block columns and the
+# chunk of compacted k vary. Gathered along m (1x64) k is the micro-tile's;
+# the gathered rows and the columns vary.
+DENSE_TILES = {
+    "32x1": [(32, 256, 32), (32, 128, 32), (32, 256, 64)],
+    "1x64": [(32, 256, 64), (32, 64, 64), (64, 128, 64), (128, 64, 64)],
+    "16x16": [(16, 256, 32), (16, 128, 32), (16, 256, 64)],
+    "32x64": [(32, 256, 64), (32, 128, 64), (32, 128, 128)],
+}
 SDDMM_GRANULARITIES = [("32x1", -1), ("1x64", -1)]
 SDDMM_KS = [64, 128]
 
@@ -45,16 +56,32 @@ def op_key(dtype):
 def skeleton_table():
     """A database with every variant of the matmul cases and no latencies:
     enough to compile a library forced to one variant (pit-compile
-    --variant), whatever the latencies."""
+    --variant), whatever the latencies. A case's variants are numbered as
+    in DENSE_TILES, dense after them."""
     ops = {}
     for _, dtype, micro, loop, _ in matmul_cases():
         entry = ops.setdefault(op_key(dtype), {"op": op_key(dtype), "dense_us": 0.0,
                                                "variants": []})
-        entry["variants"].append({"micro_tile": [int(e) for e in micro.split("x")],
-                                  "pit_loop": loop,
-                                  "latency_us": [0.0] * len(TABLE_COVERAGE)})
+        for tile in DENSE_TILES[micro]:
+            entry["variants"].append({"micro_tile": [int(e) for e in micro.split("x")],
+                                      "pit_loop": loop, "dense_tile": list(tile),
+                                      "latency_us": [0.0] * len(TABLE_COVERAGE)})
     return {"device": "none (skeleton)", "coverage": TABLE_COVERAGE,
             "ops": list(ops.values())}
+
+
+def tile_name(tile):
+    """A dense tile as text: 32x256x32."""
+    return "x".join(map(str, tile))
+
+
+def variant_library(name, number):
+    """The library of matmul case `name` forced to its variant `number`
+    (DENSE_TILES order; their number is dense)."""
+    micro = name.split("_")[-1]
+    if number == len(DENSE_TILES[micro]):
+        return f"{name}__dense.so"
+    return f"{name}__{tile_name(DENSE_TILES[micro][number])}.so"
 
 
 def matmul_cases():

@@ -4,10 +4,11 @@ libpit_cuda_runtime.so.
 
     python3 bench/compile_cases.py BUILD_DIR OUT_DIR [--sweep] [--table FILE]
 
-For each matmul case it also compiles the library forced to the dense
-fallback (NAME__dense.so; with NAME.so, the two variants that the latency
-tables and the oracle time) and, when an STile database for the device is
-given or is in bench/tables/, the library that chooses at run time
+For each matmul case it compiles the libraries forced to each variant of
+the STile database, the dense tiles of cases.DENSE_TILES (NAME__MxNxK.so)
+and the dense fallback (NAME__dense.so): the latency tables and the oracle
+time them. When an STile database for the device is given or is in
+bench/tables/, it also compiles the library that chooses at run time
 (NAME__select.so). --sweep adds the block shapes of cases.VARIANTS
 (OUT_DIR/variants/).
 """
@@ -49,14 +50,18 @@ def main():
     skeleton.write_text(json.dumps(cases.skeleton_table(), indent=1))
     has_table = options.table.exists()
     for name, text, pit_loop in cases.sources():
-        compile_one(build, out, name, text, pit_loop)
-        if name.startswith("matmul_"):
-            # One variant per case: variant 1 is dense.
-            compile_one(build, out, f"{name}__dense", text, pit_loop,
-                        ["--latency-table", str(skeleton), "--variant", "1"])
-            if has_table:
-                compile_one(build, out, f"{name}__select", text, pit_loop,
-                            ["--latency-table", str(options.table)])
+        if not name.startswith("matmul_"):
+            compile_one(build, out, name, text, pit_loop)
+            print(f"{name}: compiled", flush=True)
+            continue
+        micro = name.split("_")[-1]
+        for number in range(len(cases.DENSE_TILES[micro]) + 1):
+            library = cases.variant_library(name, number)
+            compile_one(build, out, library.removesuffix(".so"), text, pit_loop,
+                        ["--latency-table", str(skeleton), "--variant", str(number)])
+        if has_table:
+            compile_one(build, out, f"{name}__select", text, pit_loop,
+                        ["--latency-table", str(options.table)])
         print(f"{name}: compiled", flush=True)
     print(f"run-time selection: "
           f"{'with ' + str(options.table) if has_table else 'no table yet'}")

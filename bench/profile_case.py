@@ -2,8 +2,8 @@
 of where a call's time goes:
 
     ncu --kernel-name kernel_kernel --launch-skip 1 --launch-count 1 \\
-        python3 bench/profile_case.py build/bench/matmul_f16_32x64.so 32x64 0.5
-    python3 bench/profile_case.py build/bench/matmul_f16_32x64.so 32x64 0.99 --breakdown
+        python3 bench/profile_case.py build/bench/matmul_f16_32x64__32x256x64.so 32x64 0.5
+    python3 bench/profile_case.py build/bench/matmul_f16_32x64__32x256x64.so 32x64 0.99 --breakdown
 
 (kernels of one call: detect, the STile; the counts are cleared with a
 memset, so --launch-skip 1 picks the STile). --breakdown

@@ -46,7 +46,7 @@ def ratio(a, b):
 
 
 def table(results):
-    lines = ["| dtype | micro-tile | sparsity | PIT | PIT's STile | PIT dense | PIT / oracle "
+    lines = ["| dtype | micro-tile | sparsity | PIT | PIT's STile (best tile) | PIT dense | PIT / oracle "
              "| cuBLAS | cuSPARSE | Triton | ideal "
              "| cuBLAS / PIT | best peer / PIT | PIT / ideal | detection | to_sparse_bsr / detection |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -57,7 +57,8 @@ def table(results):
         detection = row["pit_kernels"][-3] + row["pit_kernels"][-2]
         lines.append(
             f"| {row['dtype']} | {row['micro']} | {row['sparsity']:.2f} | {ms(row['pit'])} "
-            f"| {ms(row.get('fixed'))} | {ms(row.get('dense'))} "
+            f"| {ms(row.get('fixed'))} ({row.get('stile_tile', 'default')}) "
+            f"| {ms(row.get('dense'))} "
             f"| {ratio(row['pit'], row.get('oracle'))} "
             f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "
             f"| {ms(row['ideal'])} | {ratio(row['cublas'], row['pit'])} "

@@ -13,12 +13,13 @@ dynamic; PIT's counts detection and compute. Before timing, every PIT case
 is checked against torch in float64.
 
 PIT is the library that selects its variant at run time (NAME__select.so)
-when the compile step had a latency table; each case also times its fixed
-variants: the STile of the case's micro-tile (NAME.so) and the dense
-fallback (NAME__dense.so), detection included in both. The best of them is
-the oracle that selection is held to. --tables times those variants at the
-coverage points of cases.TABLE_COVERAGE instead, and writes the STile
-database OUT_DIR/tables.json (bench/tables/DEVICE.json once committed).
+when the compile step had a latency table; each case also times every
+variant forced: the STile of the case's micro-tile with each dense tile of
+cases.DENSE_TILES, and the dense fallback, detection included. The best of
+them is the oracle that selection is held to. --tables times those variants
+at the coverage points of cases.TABLE_COVERAGE instead, and writes the
+STile database OUT_DIR/tables.json (bench/tables/DEVICE.json once
+committed).
 """
 
 import argparse
@@ -106,26 +107,37 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     # Every library is checked first: C = A B against float64; C's random
     # values are poison. Then timed.
     errors = []
-    for key, suffix in [("fixed", ""), ("dense", "__dense"),
-                        ("select", "__select")]:
-        path = directory / f"{name}{suffix}.so"
+    tiles = cases.DENSE_TILES[micro_text]
+    libraries = {cases.tile_name(tile): cases.variant_library(name, number)
+                 for number, tile in enumerate(tiles)}
+    libraries["dense"] = cases.variant_library(name, len(tiles))
+    libraries["select"] = f"{name}__select.so"
+    row["variants"], kernels = {}, {}
+    for key, library in libraries.items():
+        path = directory / library
         if not path.exists():
             continue
         kernel = PITKernel(path)
+        kernels[key] = kernel
         c.copy_(random(n, n, dtype=torch.float32))
         kernel(inputs[0], b, c)
         torch.cuda.synchronize()
         errors.append(relative_error(c, ref))
-        row[key] = median_ms(lambda a: kernel(a, b, c), inputs, reps)
-        if key == "fixed":
-            # Device work in launch order: clear the counts (memset),
-            # detect, the STile; gathered along m, a memset clearing C
-            # comes first.
-            row["pit_kernels"] = kernel_times(lambda a: kernel(a, b, c),
-                                              inputs[1])
+        time_ms = median_ms(lambda a: kernel(a, b, c), inputs, reps)
+        if key in ("dense", "select"):
+            row[key] = time_ms
+        else:
+            row["variants"][key] = time_ms
     row["error"] = max(errors)
+    # PIT's STile: the fastest of its dense tiles.
+    row["stile_tile"] = min(row["variants"], key=row["variants"].get)
+    row["fixed"] = row["variants"][row["stile_tile"]]
     row["oracle"] = min(row["fixed"], row["dense"])
     row["pit"] = row.get("select", row["fixed"])
+    # Device work of that STile in launch order: clear the counts (memset),
+    # detect, the STile; gathered along m, a memset clearing C comes first.
+    best = kernels[row["stile_tile"]]
+    row["pit_kernels"] = kernel_times(lambda a: best(a, b, c), inputs[1])
     if dtype_name not in cublas_cache:
         cublas_cache[dtype_name] = median_ms(lambda a: torch.matmul(a, b),
                                              inputs, reps)
@@ -157,19 +169,23 @@ def measure_tables(directory, reps):
         dense_times = []
         for variant in entry["variants"]:
             micro = variant["micro_tile"]
-            name = f"matmul_{dtype_name}_{micro[0]}x{micro[1]}"
-            fixed = PITKernel(directory / f"{name}.so")
-            dense = PITKernel(directory / f"{name}__dense.so")
+            micro_text = f"{micro[0]}x{micro[1]}"
+            name = f"matmul_{dtype_name}_{micro_text}"
+            tiles = [list(tile) for tile in cases.DENSE_TILES[micro_text]]
+            number = tiles.index(variant["dense_tile"])
+            fixed = PITKernel(directory / cases.variant_library(name, number))
+            dense = PITKernel(directory / cases.variant_library(name, len(tiles)))
             latencies = []
             for coverage in cases.TABLE_COVERAGE:
                 inputs = [sparsify(random(n, n, dtype=dtype), micro, 1 - coverage)
                           for _ in range(PATTERNS)]
                 latencies.append(1e3 * settled_median_ms(
                     lambda a: fixed(a, b, c), inputs, reps))
-                dense_times.append(1e3 * settled_median_ms(
-                    lambda a: dense(a, b, c), inputs, reps))
+                if number == 0:
+                    dense_times.append(1e3 * settled_median_ms(
+                        lambda a: dense(a, b, c), inputs, reps))
             variant["latency_us"] = [round(t, 1) for t in latencies]
-            print(f"{entry['op']} {micro}: "
+            print(f"{entry['op']} {micro} {variant['dense_tile']}: "
                   + " ".join(f"{t:.0f}" for t in variant["latency_us"]),
                   flush=True)
         # Dense does not depend on the pattern; its detection a little.
@@ -291,7 +307,8 @@ def main():
     print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'fixed':>8s} "
           f"{'dense':>8s} {'PIT/orcl':>8s} {'cuBLAS':>8s} "
           f"{'cuSPARSE':>8s} {'Triton':>8s} {'ideal':>8s} {'cuBLAS/PIT':>10s} "
-          f"{'PIT/ideal':>9s} {'toBSR':>8s} fixed's kernels (ms)", flush=True)
+          f"{'PIT/ideal':>9s} {'toBSR':>8s} fixed = best tile, its kernels (ms)",
+          flush=True)
     for name, dtype, micro, _, block in cases.matmul_cases():
         if options.only not in name:
             continue
@@ -306,7 +323,7 @@ def main():
                   f"{fmt(row['cublas'])} {fmt(row['cusparse'])} {fmt(row['triton'])} "
                   f"{fmt(row['ideal'])} {ratio(row['cublas'], row['pit']):>10s} "
                   f"{ratio(row['pit'], row['ideal']):>9s} {fmt(row['to_sparse_bsr'])} "
-                  f"{kernels_text(row)}",
+                  f"{row['stile_tile']} {kernels_text(row)}",
                   flush=True)
     print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'dense*M':>8s} "
           f"{'sampled':>8s} {'dense*M/PIT':>11s} PIT kernels (ms)", flush=True)

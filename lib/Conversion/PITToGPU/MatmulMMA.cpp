@@ -401,14 +401,18 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   int64_t rowTiles = llvm::divideCeil(op.getDomain()[0], s.m);
   BlockMma mma(b, loc, s, op.getNumSegments() * nTiles * rowTiles);
 
-  // Tiles of gathered rows vary slowest: the live ones (below a segment's
-  // count) come first, and spread over all blocks when blocks take several
-  // tiles each.
-  int64_t tilesPerRowTile = op.getNumSegments() * nTiles;
-  Value rowTile = k.div(mma.blockId, tilesPerRowTile);
-  Value rest = k.rem(mma.blockId, tilesPerRowTile);
-  Value n0 = k.mul(k.rem(rest, nTiles), k.index(s.n));
-  Value segment = k.div(rest, nTiles);
+  // n tiles vary slowest: the blocks at work at one time add into a few
+  // column slabs of C, which stay in L2 through the several partial sums
+  // each element gets (all of a large C does not fit, and atomics that
+  // miss go to DRAM: a read and a write each). Within a slab, tiles of
+  // gathered rows come next: the live ones (below a segment's count) come
+  // first.
+  int64_t tilesPerSlab = op.getNumSegments() * rowTiles;
+  Value slab = k.div(mma.blockId, tilesPerSlab);
+  Value rest = k.rem(mma.blockId, tilesPerSlab);
+  Value n0 = k.mul(slab, k.index(s.n));
+  Value rowTile = k.div(rest, op.getNumSegments());
+  Value segment = k.rem(rest, op.getNumSegments());
   Value k0 = k.mul(segment, k.index(s.k));
   Value row0 = k.mul(rowTile, k.index(s.m));
   Value count = loadCount(k, op.getCounts(), segment);
