@@ -79,6 +79,12 @@ def cases():
         out.append((f"small_select_256_{pattern}_pattern", MATMUL_CLEARED,
                     dict(m=256, n=256, k=256, t="f16", mt="32x1, 32x64",
                          pattern=pattern, table=SELECTION_TABLE), -1, False))
+    # Two dense tiles of 32x1 that share one detection and its compacted
+    # copy, with the lit tests' made-up table: by its latencies, 32x128x64
+    # runs at 99-100% sparsity, 32x64x32 at 50-90%, dense at 0%.
+    out.append(("small_select_256x512_32x1_tiles", MATMUL_CLEARED,
+                dict(m=256, n=512, k=256, t="f16", mt="32x1",
+                     table=SELECTION_TABLE), -1, False))
     out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
                 dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,

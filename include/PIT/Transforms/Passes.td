@@ -78,14 +78,15 @@ def PITSparsify : Pass<"pit-sparsify"> {
     every case, so that each variant can fold it into its own writes.
     A variant may name the dense tile it was measured with (`dense_tile`,
     one extent per loop): several tiles of one micro-tile share its
-    detection, and their STiles get `keep_tile`. A variant that the dense
-    fallback, or another variant of the same index, beats at every coverage
-    point is left out with a remark (it would never be chosen, and its
-    kernel would still launch), as is one whose tile does not fit the
+    detection, and their STiles get `keep_tile`. A variant that is never
+    more than 5% cheaper, at any coverage point, than the dense fallback and
+    the other variants of its index is left out with a remark (its kernel
+    would launch on every call, and measured differences that small are
+    noise), the least useful first; so is one whose tile does not fit the
     operation. An operation the database has no entry for is sparsified as without it,
     with a remark. `variant` N >= 0 replaces the choice by variant N (the
     number of variants means dense; variants that fit count in the table's
-    order, none left out for being beaten), detections included: that is how the latency tables
+    order, none left out as not worth it), detections included: that is how the latency tables
     and the oracle of the benchmark are measured.
 
     Matches: linalg operations on buffers with a `pit.sparse` mark.

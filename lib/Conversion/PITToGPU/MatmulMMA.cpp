@@ -553,12 +553,23 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
   if (failed(matched))
     return failure();
   // Single-column micro-tiles of A (32x1): read a compacted copy that the
-  // detection writes, when this STile's detection scans A itself.
+  // detection writes, when this STile's detection scans A itself. STiles
+  // of one detection (variants of run-time selection that differ in their
+  // tile) read the same copy: the detection writes one.
   DetectOp detect = findDetect(op, matched->positions);
-  if (!matched->alongM && !matched->batched && matched->microK == 1 &&
-      detect && detect.getSource() == matched->a &&
-      canWriteCompactedCopy(detect) &&
-      detect.getMicroTile()[0] == matched->shape.m) {
+  bool readsCopy = !matched->alongM && !matched->batched &&
+                   matched->microK == 1 && detect &&
+                   detect.getSource() == matched->a &&
+                   canWriteCompactedCopy(detect) &&
+                   detect.getMicroTile()[0] == matched->shape.m;
+  bool ownsCopy = false;
+  if (readsCopy) {
+    for (const CompactedCopy &copy : copies)
+      if (copy.detect == detect)
+        matched->compactedA = copy.buffer;
+  }
+  if (readsCopy && !matched->compactedA) {
+    ownsCopy = true;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(detect);
     auto positionsType = cast<MemRefType>(matched->positions.getType());
@@ -580,7 +591,7 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);
   else
     buildGatherAlongK(rewriter, op.getLoc(), *matched);
-  if (matched->compactedA) {
+  if (ownsCopy) {
     setInsertionPointForCopyDealloc(rewriter, detect, op);
     memref::DeallocOp::create(rewriter, op.getLoc(), matched->compactedA);
   }

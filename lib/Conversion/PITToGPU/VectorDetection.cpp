@@ -1,9 +1,12 @@
 //===- VectorDetection.cpp - Detection with 16-byte loads -----------------===//
 //
-// Thread t of the scan owns the vector column j = t % (C / v) of band
-// t / (C / v), where a band is one micro-tile row of the source (mh rows),
-// C the number of columns and v the elements of a 16-byte vector. It loads
-// its mh vectors, ORs their non-zero lanes, and turns them into flags:
+// Thread t of the scan owns the vector column j = t % (C / v) of R bands
+// from R (t / (C / v)), where a band is one micro-tile row of the source (mh
+// rows), C the number of columns and v the elements of a 16-byte vector (R
+// is 1 gathered along the columns; along the rows, as many bands as make
+// up to 32 rows). It
+// loads its vectors, ORs their non-zero lanes band by band, and turns them
+// into flags:
 //   * micro-tiles of width mw <= v: v / mw flags, one per lane group;
 //   * mw > v: the g = mw / v threads of a micro-tile OR their flags with
 //     shuffles, and the first of them holds the micro-tile's flag.
@@ -42,6 +45,11 @@ Value nonZeroLanes(OpBuilder &b, Location loc, Value value) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value,
                                  zero);
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
+}
+
+/// An i32 constant.
+Value i32(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
 }
 
 } // namespace
@@ -84,7 +92,21 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
 
   KernelBuilder k{b, loc};
   int64_t vectorsPerRow = columns / lanes;
-  int64_t numThreads = rows / microRows * vectorsPerRow;
+  int64_t bands = rows / microRows;
+  // Gathered along rows, every band holds one micro-tile of each segment (a
+  // micro-tile column): a thread scans several bands of its vector column
+  // and claims each segment's slots once for all of them. One claim a band
+  // would make thousands of atomic adds to each counter, which serialize.
+  int64_t bandsPerThread = 1;
+  if (op.getAxis() == 0)
+    while (2 * bandsPerThread * microRows <= kUnrolledRows &&
+           bands % (2 * bandsPerThread) == 0)
+      bandsPerThread *= 2;
+  int64_t numThreads = bands / bandsPerThread * vectorsPerRow;
+  // Gathered along columns, a warp lies in one band (one segment) when the
+  // rows are whole warps of vectors: it claims its lanes' slots at once.
+  bool warpClaims = op.getAxis() == 1 && vectorsPerRow % kWarpSize == 0 &&
+                    blockSize % kWarpSize == 0;
   OpBuilder::InsertionGuard guard(b);
   gpu::LaunchOp launch =
       createLaunch(b, loc, llvm::divideCeil(numThreads, blockSize), blockSize);
@@ -92,12 +114,14 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   Value one = k.index(1);
   Value thread = k.add(k.mul(launch.getBlockIds().x, k.index(blockSize)),
                        launch.getThreadIds().x);
-  Value band = k.div(thread, vectorsPerRow);
+  Value firstBand =
+      k.mul(k.div(thread, vectorsPerRow), k.index(bandsPerThread));
   Value column = k.mul(k.rem(thread, vectorsPerRow), k.index(lanes));
   Value inRange = k.ult(thread, k.index(numThreads));
 
-  // The non-zero lanes of the thread's vectors, OR-ed down the band; none
-  // for threads past the source (they still take part in the shuffles).
+  // The non-zero lanes of the thread's vectors, OR-ed down each of its
+  // bands; none for threads past the source (they still take part in the
+  // shuffles).
   auto maskType = VectorType::get({lanes}, b.getI1Type());
   auto vectorType = VectorType::get({lanes}, elementType);
   Value none = arith::ConstantOp::create(
@@ -107,147 +131,223 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   auto scan = scf::IfOp::create(
       b, loc, inRange,
       [&](OpBuilder &b, Location loc) {
-        Value row0 = k.mul(band, k.index(microRows));
         auto loadRow = [&](Value row) {
-          return nonZeroLanes(
-              b, loc,
-              vector::LoadOp::create(b, loc, vectorType, op.getSource(),
-                                     ValueRange{row, column},
-                                     /*nontemporal=*/false,
-                                     llvm::MaybeAlign(kVectorBytes)));
+          return vector::LoadOp::create(b, loc, vectorType, op.getSource(),
+                                        ValueRange{row, column},
+                                        /*nontemporal=*/false,
+                                        llvm::MaybeAlign(kVectorBytes))
+              .getResult();
         };
-        Value any = none;
-        SmallVector<Value> kept;
-        if (microRows <= kUnrolledRows) {
+        Value row0 = k.mul(firstBand, k.index(microRows));
+        SmallVector<Value> results, kept;
+        if (microRows * bandsPerThread <= kUnrolledRows) {
+          // All loads first, so that they are in flight together.
           SmallVector<Value> loaded;
-          for (int64_t r = 0; r < microRows; ++r)
-            loaded.push_back(vector::LoadOp::create(
-                b, loc, vectorType, op.getSource(),
-                ValueRange{k.add(row0, k.index(r)), column},
-                /*nontemporal=*/false, llvm::MaybeAlign(kVectorBytes)));
-          for (Value vector : loaded)
-            any = arith::OrIOp::create(b, loc, any,
-                                       nonZeroLanes(b, loc, vector));
+          for (int64_t r = 0; r < microRows * bandsPerThread; ++r)
+            loaded.push_back(loadRow(k.add(row0, k.index(r))));
+          for (int64_t band = 0; band < bandsPerThread; ++band) {
+            Value any = none;
+            for (int64_t r = 0; r < microRows; ++r)
+              any = arith::OrIOp::create(
+                  b, loc, any,
+                  nonZeroLanes(b, loc, loaded[band * microRows + r]));
+            results.push_back(any);
+          }
           kept.assign(loaded.begin(), loaded.begin() + keptRows);
         } else {
           auto loop = scf::ForOp::create(
               b, loc, k.index(0), k.index(microRows), one, ValueRange{none},
               [&](OpBuilder &b, Location loc, Value r, ValueRange acc) {
-                Value mask = loadRow(k.add(row0, r));
+                Value mask = nonZeroLanes(b, loc, loadRow(k.add(row0, r)));
                 scf::YieldOp::create(
                     b, loc, ValueRange{arith::OrIOp::create(b, loc, acc[0], mask)});
               });
-          any = loop.getResult(0);
+          results.push_back(loop.getResult(0));
         }
-        SmallVector<Value> results{any};
         results.append(kept);
         scf::YieldOp::create(b, loc, results);
       },
       [&](OpBuilder &b, Location loc) {
-        SmallVector<Value> results{none};
+        SmallVector<Value> results(bandsPerThread, none);
         Value zeros = arith::ConstantOp::create(
             b, loc, DenseElementsAttr::get(vectorType,
                                            b.getZeroAttr(elementType)));
         results.append(keptRows, zeros);
         scf::YieldOp::create(b, loc, results);
       });
-  Value any = scan.getResult(0);
-  ValueRange keptRowsValues = scan.getResults().drop_front();
+  ValueRange bandMasks = scan.getResults().take_front(bandsPerThread);
+  ValueRange keptRowsValues = scan.getResults().drop_front(bandsPerThread);
 
-  // Flags, and the micro-tile column each one stands for.
-  SmallVector<std::pair<Value, Value>> flags;
+  // The micro-tile columns the thread stands for (the same in every band),
+  // and a band's flag for each: whether that micro-tile holds a non-zero.
+  SmallVector<Value> tileColumns;
   if (narrow) {
-    for (int64_t first = 0; first < lanes; first += microColumns) {
-      Value flag = vector::ExtractOp::create(b, loc, any, first);
-      for (int64_t lane = first + 1; lane < first + microColumns; ++lane)
-        flag = arith::OrIOp::create(b, loc, flag,
-                                    vector::ExtractOp::create(b, loc, any, lane));
-      flags.push_back({flag, k.add(k.div(column, microColumns),
-                                   k.index(first / microColumns))});
-    }
+    for (int64_t first = 0; first < lanes; first += microColumns)
+      tileColumns.push_back(k.add(k.div(column, microColumns),
+                                  k.index(first / microColumns)));
   } else {
+    tileColumns.push_back(k.div(column, microColumns));
+  }
+  Value leader;
+  if (!narrow)
+    leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   k.rem(k.div(column, lanes), sharers),
+                                   k.index(0));
+  auto flagsOf = [&](Value any) {
+    SmallVector<Value> flags;
+    if (narrow) {
+      for (int64_t first = 0; first < lanes; first += microColumns) {
+        Value flag = vector::ExtractOp::create(b, loc, any, first);
+        for (int64_t lane = first + 1; lane < first + microColumns; ++lane)
+          flag = arith::OrIOp::create(
+              b, loc, flag, vector::ExtractOp::create(b, loc, any, lane));
+        flags.push_back(flag);
+      }
+      return flags;
+    }
+    // The g threads of a micro-tile OR their flags with shuffles; the first
+    // of them holds the micro-tile's flag.
     Value flag = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
                                              any);
     Value bits = arith::ExtUIOp::create(b, loc, b.getI32Type(), flag);
-    Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
     for (int64_t offset = sharers / 2; offset >= 1; offset /= 2) {
-      Value other =
-          gpu::ShuffleOp::create(b, loc, bits,
-                                 arith::ConstantIntOp::create(b, loc, offset, 32),
-                                 width, gpu::ShuffleMode::XOR)
-              .getShuffleResult();
+      Value other = gpu::ShuffleOp::create(b, loc, bits, i32(b, loc, offset),
+                                           i32(b, loc, kWarpSize),
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
       bits = arith::OrIOp::create(b, loc, bits, other);
     }
-    Value leader = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, k.rem(k.div(column, lanes), sharers),
-        k.index(0));
-    Value nonZero = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, bits,
-        arith::ConstantIntOp::create(b, loc, 0, 32));
-    flags.push_back({arith::AndIOp::create(b, loc, leader, nonZero),
-                     k.div(column, microColumns)});
-  }
+    Value nonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          bits, i32(b, loc, 0));
+    flags.push_back(arith::AndIOp::create(b, loc, leader, nonZero));
+    return flags;
+  };
+  SmallVector<SmallVector<Value>> bandFlags;
+  for (Value any : bandMasks)
+    bandFlags.push_back(flagsOf(any));
 
-  // Claim slots and record positions. Gathered along columns, all the
-  // thread's flags lie in one segment (its band): one atomic add claims them
-  // all. Along rows, each micro-tile column is its own segment.
   auto toI32 = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
   };
-  auto store = [&](Value position, Value segment, Value slot) {
-    memref::StoreOp::create(b, loc, toI32(position), op.getPositions(),
-                            ValueRange{segment, slot});
-  };
-  auto claim = [&](Value segment, Value count) {
-    Value first = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
-                                              count, op.getCounts(),
-                                              ValueRange{segment});
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), first);
-  };
-  if (op.getAxis() == 1) {
-    Value count = arith::ConstantIntOp::create(b, loc, 0, 32);
-    for (auto [flag, microColumn] : flags)
+  auto countOf = [&](ValueRange flags) {
+    Value count = i32(b, loc, 0);
+    for (Value flag : flags)
       count = arith::AddIOp::create(
           b, loc, count, arith::ExtUIOp::create(b, loc, b.getI32Type(), flag));
-    Value anyFlag = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, count,
-        arith::ConstantIntOp::create(b, loc, 0, 32));
-    auto ifAny = scf::IfOp::create(b, loc, anyFlag, false);
-    b.setInsertionPoint(ifAny.thenBlock()->getTerminator());
-    Value slot = claim(band, count);
-    for (auto [lane, flagAndColumn] : llvm::enumerate(flags)) {
-      auto [flag, microColumn] = flagAndColumn;
-      auto ifFlag = scf::IfOp::create(
-          b, loc, flag,
-          [&](OpBuilder &, Location) {
-            store(microColumn, band, slot);
-            // The micro-tile's column, contiguous in the compacted copy.
-            for (int64_t r0 = 0; r0 < keptRows; r0 += lanes) {
-              SmallVector<Value> elements;
-              for (int64_t r = r0; r < r0 + lanes; ++r)
-                elements.push_back(vector::ExtractOp::create(
-                    b, loc, keptRowsValues[r], static_cast<int64_t>(lane)));
-              vector::StoreOp::create(
-                  b, loc,
-                  vector::FromElementsOp::create(b, loc, vectorType, elements),
-                  compactedCopy, ValueRange{band, slot, k.index(r0)},
-                  /*nontemporal=*/false, llvm::MaybeAlign(kVectorBytes));
-            }
-            scf::YieldOp::create(b, loc, ValueRange{k.add(slot, one)});
-          },
-          [&](OpBuilder &, Location) {
-            scf::YieldOp::create(b, loc, ValueRange{slot});
-          });
-      slot = ifFlag.getResult(0);
-    }
-  } else {
-    Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
-    for (auto [flag, microColumn] : flags) {
-      auto ifFlag = scf::IfOp::create(b, loc, flag, false);
+    return count;
+  };
+  auto claim = [&](Value segment, Value count) {
+    return memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                       count, op.getCounts(),
+                                       ValueRange{segment})
+        .getResult();
+  };
+  // Records `position` at the claimed `slot` of `segment` where `flag`
+  // holds (and runs `also` there); returns the next slot.
+  auto record = [&](Value flag, Value position, Value segment, Value slot,
+                    function_ref<void()> also = nullptr) {
+    auto ifFlag = scf::IfOp::create(
+        b, loc, flag,
+        [&](OpBuilder &, Location) {
+          memref::StoreOp::create(b, loc, toI32(position), op.getPositions(),
+                                  ValueRange{segment, slot});
+          if (also)
+            also();
+          scf::YieldOp::create(b, loc, ValueRange{k.add(slot, one)});
+        },
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(b, loc, ValueRange{slot});
+        });
+    return ifFlag.getResult(0);
+  };
+  auto inside = [&](Value condition) {
+    auto ifOp = scf::IfOp::create(b, loc, condition, false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  };
+  auto nonZeroCount = [&](Value count) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count,
+                                 i32(b, loc, 0));
+  };
+
+  if (op.getAxis() == 0) {
+    // Each micro-tile column is a segment: one claim for the thread's bands.
+    for (auto [number, tileColumn] : llvm::enumerate(tileColumns)) {
+      SmallVector<Value> flags;
+      for (ArrayRef<Value> band : bandFlags)
+        flags.push_back(band[number]);
+      Value count = countOf(flags);
       OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifFlag.thenBlock()->getTerminator());
-      store(band, microColumn, claim(microColumn, oneI32));
+      inside(nonZeroCount(count));
+      Value slot = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                              claim(tileColumn, count));
+      for (auto [band, flag] : llvm::enumerate(flags))
+        slot = record(flag, k.add(firstBand, k.index(band)), tileColumn, slot);
     }
+    return success();
+  }
+
+  // Gathered along columns, the band is the segment: the thread's flags
+  // take consecutive slots.
+  ArrayRef<Value> flags = bandFlags.front();
+  Value band = firstBand;
+  Value count = countOf(flags);
+  Value first;
+  if (warpClaims) {
+    // An inclusive prefix sum of the counts over the warp; its last lane
+    // has the warp's total, which lane 0 claims. Each lane starts where the
+    // lanes before it end.
+    Value width = i32(b, loc, kWarpSize);
+    Value inclusive = count;
+    for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
+      auto up = gpu::ShuffleOp::create(b, loc, inclusive, i32(b, loc, offset),
+                                       width, gpu::ShuffleMode::UP);
+      Value added = arith::SelectOp::create(b, loc, up.getValid(),
+                                            up.getShuffleResult(),
+                                            i32(b, loc, 0));
+      inclusive = arith::AddIOp::create(b, loc, inclusive, added);
+    }
+    Value total = gpu::ShuffleOp::create(b, loc, inclusive,
+                                         i32(b, loc, kWarpSize - 1), width,
+                                         gpu::ShuffleMode::IDX)
+                      .getShuffleResult();
+    Value lane = k.rem(launch.getThreadIds().x, kWarpSize);
+    Value claims = arith::AndIOp::create(
+        b, loc, k.ult(lane, one), nonZeroCount(total));
+    auto claimed = scf::IfOp::create(
+        b, loc, claims,
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(b, loc, ValueRange{claim(band, total)});
+        },
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(b, loc, ValueRange{i32(b, loc, 0)});
+        });
+    Value base = gpu::ShuffleOp::create(b, loc, claimed.getResult(0),
+                                        i32(b, loc, 0), width,
+                                        gpu::ShuffleMode::IDX)
+                     .getShuffleResult();
+    Value before = arith::SubIOp::create(b, loc, inclusive, count);
+    first = arith::AddIOp::create(b, loc, base, before);
+    inside(nonZeroCount(count));
+  } else {
+    inside(nonZeroCount(count));
+    first = claim(band, count);
+  }
+  Value slot = arith::IndexCastOp::create(b, loc, b.getIndexType(), first);
+  for (auto [lane, flag] : llvm::enumerate(flags)) {
+    // The micro-tile's column, contiguous in the compacted copy.
+    auto copyColumn = [&, lane = lane] {
+      for (int64_t r0 = 0; r0 < keptRows; r0 += lanes) {
+        SmallVector<Value> elements;
+        for (int64_t r = r0; r < r0 + lanes; ++r)
+          elements.push_back(vector::ExtractOp::create(
+              b, loc, keptRowsValues[r], static_cast<int64_t>(lane)));
+        vector::StoreOp::create(
+            b, loc, vector::FromElementsOp::create(b, loc, vectorType, elements),
+            compactedCopy, ValueRange{band, slot, k.index(r0)},
+            /*nontemporal=*/false, llvm::MaybeAlign(kVectorBytes));
+      }
+    };
+    slot = record(flag, tileColumns[lane], band, slot, copyColumn);
   }
   return success();
 }

@@ -18,8 +18,12 @@ bool canWriteCompactedCopy(DetectOp op);
 /// whole rows of the band with full-width loads, and each byte is read once.
 /// Micro-tiles narrower than a vector are split among the vector's lanes;
 /// wider ones are OR-reduced over the threads that share them with warp
-/// shuffles. A thread claims the slots of all its non-zero micro-tiles of one
-/// segment with a single atomic add. Returns failure, building nothing, when
+/// shuffles. Slots are claimed with as few atomic adds as the layout allows:
+/// gathered along the columns (a band is a segment), one per warp when a
+/// warp lies in one band (a prefix sum of its lanes' counts places each
+/// lane's slots), else one per thread; gathered along the rows (a
+/// micro-tile column is a segment), a thread scans several bands and
+/// claims each of its columns' slots once. Returns failure, building nothing, when
 /// the source is not 2-D with rows of whole vectors, or a micro-tile row is
 /// not a power-of-two fraction or multiple (up to a warp) of a vector.
 ///

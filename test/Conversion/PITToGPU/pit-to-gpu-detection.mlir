@@ -2,17 +2,22 @@
 
 // Micro-tiles wider than a 16-byte vector (1x64 f16: 8 vectors): the 8
 // threads of a micro-tile OR their flags with xor shuffles (offsets 4, 2, 1),
-// and the first of them claims a slot. Gathered along rows, each micro-tile
-// column is its own segment.
+// and the first of them holds the flag. Gathered along rows, each micro-tile
+// column is its own segment, with a micro-tile in every band (row): a thread
+// scans 32 rows of its vector column (8 threads of 32 vectors: 2 blocks)
+// and claims its column's slots once for all of them.
 // CHECK-LABEL: func @rows_1x64
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
-// CHECK:   vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK-COUNT-32: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
 // CHECK:   vector.reduction <or>
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c4_i32
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c2_i32
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK-NOT: memref.atomic_rmw
 // CHECK:   scf.if
 // CHECK:     memref.atomic_rmw addi
+// CHECK-NOT: memref.atomic_rmw
+// CHECK-COUNT-32: memref.store
 func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
       ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
@@ -22,12 +27,15 @@ func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memre
 // -----
 
 // 16x16 micro-tiles gathered along k: 16 unrolled loads a thread, two
-// threads a micro-tile.
+// threads a micro-tile; a warp (in one band) claims its slots with one
+// atomic add.
 // CHECK-LABEL: func @k_16x16
 // CHECK-COUNT-16: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c1_i32
-// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.shuffle  xor
+// CHECK-COUNT-5: gpu.shuffle  up
 // CHECK:   memref.atomic_rmw addi
+// CHECK-NOT: memref.atomic_rmw
 func.func @k_16x16(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [16x16]>}
       ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
@@ -43,5 +51,20 @@ func.func @k_16x16(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<
 func.func @batch(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref<2x128x64xf32>) {
   linalg.batch_matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x32x1]>}
       ins(%a, %b : memref<2x128x128xf16>, memref<2x128x64xf16>) outs(%c : memref<2x128x64xf32>)
+  return
+}
+
+// -----
+
+// Rows of 16 vectors: a warp spans two bands (segments), so each thread
+// claims its own slots.
+// CHECK-LABEL: func @k_16x16_short_rows
+// CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.if
+// CHECK:   memref.atomic_rmw addi
+func.func @k_16x16_short_rows(%a: memref<256x128xf16>, %b: memref<128x128xf16>, %c: memref<256x128xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [16x16]>}
+      ins(%a, %b : memref<256x128xf16>, memref<128x128xf16>) outs(%c : memref<256x128xf32>)
   return
 }

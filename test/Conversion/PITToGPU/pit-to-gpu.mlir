@@ -9,15 +9,21 @@
 // CHECK: %[[POS:.+]] = gpu.alloc () : memref<4x256xi32>
 // Detection: clear the counts (a memset), then a thread per column of
 // 16-byte vectors of a band of 32 rows (4 bands x 64 vectors: 2 blocks of
-// 128 threads) ORs its 32 vectors, and claims the slots of its 4
-// micro-tiles (one per lane) with one atomic add, then fills them in turn.
+// 128 threads) ORs its 32 vectors into the flags of its 4 micro-tiles (one
+// per lane). A warp lies in one band: a prefix sum of the lanes' counts
+// (shuffles up), one atomic add by lane 0 for the warp's total, broadcast;
+// each lane then fills its slots in turn.
 // CHECK: gpu.memset %[[COUNTS]], %{{.+}} : memref<4xi32>, i32
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
 // CHECK-COUNT-32: vector.load %{{.+}} {alignment = 16 : i64} : memref<128x256xf32>, vector<4xf32>
 // CHECK:   vector.extract
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK:   gpu.shuffle  idx
 // CHECK:   scf.if
-// CHECK:     %[[SLOT:.+]] = memref.atomic_rmw addi %{{.+}}, %[[COUNTS]]
-// CHECK:     %[[SLOT_INDEX:.+]] = arith.index_cast %[[SLOT]]
+// CHECK:     memref.atomic_rmw addi %{{.+}}, %[[COUNTS]]
+// CHECK:   gpu.shuffle  idx
+// CHECK:   scf.if
+// CHECK:     %[[SLOT_INDEX:.+]] = arith.index_cast
 // CHECK:     scf.if
 // CHECK:       memref.store %{{.+}}, %[[POS]][%{{.+}}, %[[SLOT_INDEX]]]
 // The STile: a block per tile, the tiles in shared memory.
