@@ -137,7 +137,7 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     row["oracle"] = min(row["fixed"], row["dense"])
     row["pit"] = row.get("select", row["fixed"])
     # Device work of that STile in launch order: clear the counts (memset),
-    # detect, the STile; gathered along m, a memset clearing C comes first.
+    # detect, (gathered along m) a memset clearing C, the STile.
     best = kernels[row["stile_tile"]]
     row["pit_kernels"] = kernel_times(lambda a: best(a, b, c), inputs[1])
     if dtype_name not in cublas_cache:
