@@ -11,7 +11,10 @@
 //   * mw > v: the g = mw / v threads of a micro-tile OR their flags with
 //     shuffles, and the first of them holds the micro-tile's flag.
 // Consecutive threads read consecutive vectors of a row, so every load of a
-// warp is coalesced, unlike a thread per micro-tile walking its rows.
+// warp is coalesced, unlike a thread per micro-tile walking its rows. Where
+// the scan writes the compacted copy, the mh rows of a band's vector column
+// are split among mh / v neighbouring lanes, v rows each: they write the
+// pieces of a micro-tile column side by side, in one instruction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,10 +105,18 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
     while (2 * bandsPerThread * microRows <= kUnrolledRows &&
            bands % (2 * bandsPerThread) == 0)
       bandsPerThread *= 2;
-  int64_t numThreads = bands / bandsPerThread * vectorsPerRow;
+  // Writing the compacted copy, the rows of a band's vector column are
+  // split among neighbouring lanes, a vector's worth each: storing one
+  // micro-tile column, they then write its consecutive 16-byte pieces in
+  // one instruction (whole sectors), and each holds a quarter of the
+  // registers (occupancy).
+  int64_t rowSharers = compactedCopy ? microRows / lanes : 1;
+  int64_t rowsPerThread = microRows / rowSharers;
+  int64_t numThreads = bands / bandsPerThread * vectorsPerRow * rowSharers;
   // Gathered along columns, a warp lies in one band (one segment) when the
   // rows are whole warps of vectors: it claims its lanes' slots at once.
-  bool warpClaims = op.getAxis() == 1 && vectorsPerRow % kWarpSize == 0 &&
+  bool warpClaims = op.getAxis() == 1 &&
+                    vectorsPerRow * rowSharers % kWarpSize == 0 &&
                     blockSize % kWarpSize == 0;
   OpBuilder::InsertionGuard guard(b);
   gpu::LaunchOp launch =
@@ -114,9 +125,11 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   Value one = k.index(1);
   Value thread = k.add(k.mul(launch.getBlockIds().x, k.index(blockSize)),
                        launch.getThreadIds().x);
+  Value rowPart = k.rem(thread, rowSharers);
+  Value vectorColumn = k.div(thread, rowSharers);
   Value firstBand =
-      k.mul(k.div(thread, vectorsPerRow), k.index(bandsPerThread));
-  Value column = k.mul(k.rem(thread, vectorsPerRow), k.index(lanes));
+      k.mul(k.div(vectorColumn, vectorsPerRow), k.index(bandsPerThread));
+  Value column = k.mul(k.rem(vectorColumn, vectorsPerRow), k.index(lanes));
   Value inRange = k.ult(thread, k.index(numThreads));
 
   // The non-zero lanes of the thread's vectors, OR-ed down each of its
@@ -126,8 +139,8 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   auto vectorType = VectorType::get({lanes}, elementType);
   Value none = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(maskType, false));
-  // Kept for the compacted copy: the band's loaded vectors.
-  int64_t keptRows = compactedCopy ? microRows : 0;
+  // Kept for the compacted copy: the thread's loaded vectors.
+  int64_t keptRows = compactedCopy ? rowsPerThread : 0;
   auto scan = scf::IfOp::create(
       b, loc, inRange,
       [&](OpBuilder &b, Location loc) {
@@ -138,19 +151,20 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
                                         llvm::MaybeAlign(kVectorBytes))
               .getResult();
         };
-        Value row0 = k.mul(firstBand, k.index(microRows));
+        Value row0 = k.add(k.mul(firstBand, k.index(microRows)),
+                           k.mul(rowPart, k.index(rowsPerThread)));
         SmallVector<Value> results, kept;
-        if (microRows * bandsPerThread <= kUnrolledRows) {
+        if (rowsPerThread * bandsPerThread <= kUnrolledRows) {
           // All loads first, so that they are in flight together.
           SmallVector<Value> loaded;
-          for (int64_t r = 0; r < microRows * bandsPerThread; ++r)
+          for (int64_t r = 0; r < rowsPerThread * bandsPerThread; ++r)
             loaded.push_back(loadRow(k.add(row0, k.index(r))));
           for (int64_t band = 0; band < bandsPerThread; ++band) {
             Value any = none;
-            for (int64_t r = 0; r < microRows; ++r)
+            for (int64_t r = 0; r < rowsPerThread; ++r)
               any = arith::OrIOp::create(
                   b, loc, any,
-                  nonZeroLanes(b, loc, loaded[band * microRows + r]));
+                  nonZeroLanes(b, loc, loaded[band * rowsPerThread + r]));
             results.push_back(any);
           }
           kept.assign(loaded.begin(), loaded.begin() + keptRows);
@@ -175,8 +189,38 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
         results.append(keptRows, zeros);
         scf::YieldOp::create(b, loc, results);
       });
-  ValueRange bandMasks = scan.getResults().take_front(bandsPerThread);
+  ValueRange scannedMasks = scan.getResults().take_front(bandsPerThread);
+  SmallVector<Value> bandMasks(scannedMasks.begin(), scannedMasks.end());
   ValueRange keptRowsValues = scan.getResults().drop_front(bandsPerThread);
+  Value width = i32(b, loc, kWarpSize);
+  if (rowSharers > 1) {
+    // The lanes of one band column OR their masks, as bits, with shuffles.
+    Value bits = i32(b, loc, 0);
+    for (int64_t lane = 0; lane < lanes; ++lane) {
+      Value bit = arith::ExtUIOp::create(
+          b, loc, b.getI32Type(),
+          vector::ExtractOp::create(b, loc, bandMasks.front(), lane));
+      bits = arith::OrIOp::create(
+          b, loc, bits,
+          arith::ShLIOp::create(b, loc, bit, i32(b, loc, lane)));
+    }
+    for (int64_t offset = 1; offset < rowSharers; offset *= 2)
+      bits = arith::OrIOp::create(
+          b, loc, bits,
+          gpu::ShuffleOp::create(b, loc, bits, i32(b, loc, offset), width,
+                                 gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    SmallVector<Value> laneFlags;
+    for (int64_t lane = 0; lane < lanes; ++lane) {
+      Value bit = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, bits, i32(b, loc, lane)),
+          i32(b, loc, 1));
+      laneFlags.push_back(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, bit, i32(b, loc, 0)));
+    }
+    bandMasks.front() =
+        vector::FromElementsOp::create(b, loc, maskType, laneFlags);
+  }
 
   // The micro-tile columns the thread stands for (the same in every band),
   // and a band's flag for each: whether that micro-tile holds a non-zero.
@@ -243,14 +287,26 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
         .getResult();
   };
   // Records `position` at the claimed `slot` of `segment` where `flag`
-  // holds (and runs `also` there); returns the next slot.
+  // holds (where `writer` holds too, when given), and runs `also` there;
+  // returns the next slot.
   auto record = [&](Value flag, Value position, Value segment, Value slot,
-                    function_ref<void()> also = nullptr) {
+                    function_ref<void()> also = nullptr,
+                    Value writer = nullptr) {
     auto ifFlag = scf::IfOp::create(
         b, loc, flag,
         [&](OpBuilder &, Location) {
-          memref::StoreOp::create(b, loc, toI32(position), op.getPositions(),
-                                  ValueRange{segment, slot});
+          auto store = [&] {
+            memref::StoreOp::create(b, loc, toI32(position), op.getPositions(),
+                                    ValueRange{segment, slot});
+          };
+          if (writer) {
+            auto ifWriter = scf::IfOp::create(b, loc, writer, false);
+            OpBuilder::InsertionGuard inner(b);
+            b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
+            store();
+          } else {
+            store();
+          }
           if (also)
             also();
           scf::YieldOp::create(b, loc, ValueRange{k.add(slot, one)});
@@ -287,17 +343,31 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   }
 
   // Gathered along columns, the band is the segment: the thread's flags
-  // take consecutive slots.
+  // take consecutive slots. Lanes that share a band column have the same
+  // flags: the first of them claims, and the others take its slots.
   ArrayRef<Value> flags = bandFlags.front();
   Value band = firstBand;
   Value count = countOf(flags);
+  Value lane = k.rem(launch.getThreadIds().x, kWarpSize);
+  Value claimer = k.ult(rowPart, one);
+  Value claimed = arith::SelectOp::create(b, loc, claimer, count,
+                                          i32(b, loc, 0));
+  // This lane's value of `value` at the lane that claims for it.
+  auto fromClaimer = [&](Value value) -> Value {
+    if (rowSharers == 1)
+      return value;
+    return gpu::ShuffleOp::create(
+               b, loc, value,
+               toI32(arith::SubIOp::create(b, loc, lane, rowPart)), width,
+               gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  };
   Value first;
   if (warpClaims) {
-    // An inclusive prefix sum of the counts over the warp; its last lane
-    // has the warp's total, which lane 0 claims. Each lane starts where the
-    // lanes before it end.
-    Value width = i32(b, loc, kWarpSize);
-    Value inclusive = count;
+    // An inclusive prefix sum of the claimed counts over the warp; its
+    // last lane has the warp's total, which lane 0 claims. Each lane starts
+    // where the lanes before it end.
+    Value inclusive = claimed;
     for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
       auto up = gpu::ShuffleOp::create(b, loc, inclusive, i32(b, loc, offset),
                                        width, gpu::ShuffleMode::UP);
@@ -310,10 +380,9 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
                                          i32(b, loc, kWarpSize - 1), width,
                                          gpu::ShuffleMode::IDX)
                       .getShuffleResult();
-    Value lane = k.rem(launch.getThreadIds().x, kWarpSize);
     Value claims = arith::AndIOp::create(
         b, loc, k.ult(lane, one), nonZeroCount(total));
-    auto claimed = scf::IfOp::create(
+    auto warpClaim = scf::IfOp::create(
         b, loc, claims,
         [&](OpBuilder &, Location) {
           scf::YieldOp::create(b, loc, ValueRange{claim(band, total)});
@@ -321,12 +390,24 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
         [&](OpBuilder &, Location) {
           scf::YieldOp::create(b, loc, ValueRange{i32(b, loc, 0)});
         });
-    Value base = gpu::ShuffleOp::create(b, loc, claimed.getResult(0),
+    Value base = gpu::ShuffleOp::create(b, loc, warpClaim.getResult(0),
                                         i32(b, loc, 0), width,
                                         gpu::ShuffleMode::IDX)
                      .getShuffleResult();
-    Value before = arith::SubIOp::create(b, loc, inclusive, count);
+    Value before = fromClaimer(arith::SubIOp::create(b, loc, inclusive, claimed));
     first = arith::AddIOp::create(b, loc, base, before);
+    inside(nonZeroCount(count));
+  } else if (rowSharers > 1) {
+    // The claim leaves the branch so that the shuffle sees every lane.
+    auto ownClaim = scf::IfOp::create(
+        b, loc, nonZeroCount(claimed),
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(b, loc, ValueRange{claim(band, claimed)});
+        },
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(b, loc, ValueRange{i32(b, loc, 0)});
+        });
+    first = fromClaimer(ownClaim.getResult(0));
     inside(nonZeroCount(count));
   } else {
     inside(nonZeroCount(count));
@@ -334,8 +415,10 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
   }
   Value slot = arith::IndexCastOp::create(b, loc, b.getIndexType(), first);
   for (auto [lane, flag] : llvm::enumerate(flags)) {
-    // The micro-tile's column, contiguous in the compacted copy.
+    // The micro-tile's column, contiguous in the compacted copy: this
+    // lane's rows of it, next to those of the lanes that share the column.
     auto copyColumn = [&, lane = lane] {
+      Value rowBase = k.mul(rowPart, k.index(rowsPerThread));
       for (int64_t r0 = 0; r0 < keptRows; r0 += lanes) {
         SmallVector<Value> elements;
         for (int64_t r = r0; r < r0 + lanes; ++r)
@@ -343,11 +426,12 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
               b, loc, keptRowsValues[r], static_cast<int64_t>(lane)));
         vector::StoreOp::create(
             b, loc, vector::FromElementsOp::create(b, loc, vectorType, elements),
-            compactedCopy, ValueRange{band, slot, k.index(r0)},
+            compactedCopy, ValueRange{band, slot, k.add(rowBase, k.index(r0))},
             /*nontemporal=*/false, llvm::MaybeAlign(kVectorBytes));
       }
     };
-    slot = record(flag, tileColumns[lane], band, slot, copyColumn);
+    slot = record(flag, tileColumns[lane], band, slot, copyColumn,
+                  rowSharers > 1 ? claimer : Value());
   }
   return success();
 }

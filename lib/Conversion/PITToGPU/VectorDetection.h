@@ -31,7 +31,9 @@ bool canWriteCompactedCopy(DetectOp op);
 /// canWriteCompactedCopy), the scan also writes each non-zero micro-tile's
 /// m elements, contiguous, at [segment, slot]: the scan has loaded them
 /// anyway, and a consumer then reads them with 16-byte copies instead of
-/// one 32-byte sector per element.
+/// one 32-byte sector per element. The m rows are then split among m / v
+/// neighbouring lanes (v elements a vector), so that each micro-tile column
+/// is stored by one instruction in whole sectors.
 LogicalResult buildVectorizedDetection(OpBuilder &b, Location loc, DetectOp op,
                                        int64_t blockSize,
                                        Value compactedCopy = nullptr);

@@ -68,3 +68,29 @@ func.func @k_16x16_short_rows(%a: memref<256x128xf16>, %b: memref<128x128xf16>, 
       ins(%a, %b : memref<256x128xf16>, memref<128x128xf16>) outs(%c : memref<256x128xf32>)
   return
 }
+
+// -----
+
+// 32x1 f16 with the compacted copy that the tensor-core STile reads: the 32
+// rows of a band's vector column are split among 4 neighbouring lanes, 8
+// rows each (8 bands x 32 vectors x 4 lanes: 8 blocks). The 4 lanes OR
+// their flags (xor shuffles 1, 2); the warp claims once; the first of the 4
+// records the positions; each lane writes its 8 rows of a micro-tile column
+// as one 16-byte piece, next to those of the other three.
+// CHECK-LABEL: func @k_32x1_compacted
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK-COUNT-8: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK-NOT: vector.load
+// CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c2_i32
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: memref.atomic_rmw addi
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: scf.if
+// CHECK:   memref.store %{{.+}} : memref<8x256xi32>
+// CHECK: vector.store %{{.+}} {alignment = 16 : i64} : memref<8x256x32xf16>, vector<8xf16>
+func.func @k_32x1_compacted(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
+  return
+}
