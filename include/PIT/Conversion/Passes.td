@@ -59,7 +59,7 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       `gpu.dealloc`; a `linalg.fill` of 16- or 32-bit elements left in it
       becomes a `gpu.memset`, an f16/bf16 matmul with f32 C (the dense
       fallback of run-time selection) a tensor-core kernel with 128x128
-      blocks, other `linalg` ops grid-stride kernels (fills in a variant of
+      blocks (128x256 with wgmma), other `linalg` ops grid-stride kernels (fills in a variant of
       run-time selection too, so that they can be guarded).
     * `pit.select` is evaluated on the device: a one-block kernel sums the
       counts and writes the chosen index into a device buffer. Each
@@ -80,10 +80,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     into registers, and the block adds its tile into C without atomics. The
     three `mma-*` options shape that kernel; a value the tile does not
     allow falls back to the STile's own tile. With `chip=sm_90a`, blocks of
-    64-row multiples with chunks of 64 (the dense fallback's 128x128 blocks
-    among them) multiply with `wgmma` m64nNk16 instead, straight from
-    shared memory in its 128-byte swizzled layouts, one multiplication in
-    flight while the next chunk is copied in.
+    64-row multiples with chunks of 64 (the dense fallback's blocks, then
+    128x256, among them) multiply with `wgmma` m64nNk16 instead, a
+    warpgroup for each 64 rows, straight from shared memory in its 128-byte
+    swizzled layouts, one multiplication in flight while the next chunk is
+    copied in.
 
     Leaves alone: functions without pit ops.
   }];

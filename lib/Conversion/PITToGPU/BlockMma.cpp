@@ -64,10 +64,10 @@ static Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment,
 constexpr int64_t kSwizzleRowElements = 64, kSwizzleAtomBytes = 1024;
 
 bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
-  int64_t accumulators = shape.m / 64 * shape.n / 2;
-  return !aKMajor && shape.m % 64 == 0 && shape.k == kSwizzleRowElements &&
-         shape.n % kSwizzleRowElements == 0 && shape.n <= 256 &&
-         accumulators <= 128;
+  // A warpgroup for each 64 rows, n / 2 accumulators a thread.
+  return !aKMajor && shape.m % 64 == 0 && shape.m <= kMaxWarpgroups * 64 &&
+         shape.k == kSwizzleRowElements &&
+         shape.n % kSwizzleRowElements == 0 && shape.n <= 256;
 }
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
@@ -75,7 +75,8 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    bool warpgroupMma)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
-      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor)) {
+      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor)),
+      numThreads(kMmaThreads * (warpgroup ? shape.m / 64 : 1)) {
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> aShape =
@@ -105,7 +106,7 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                     .getResult()
               : Value();
   launch = gpu::LaunchOp::create(
-      b, loc, k.index(numBlocks), one, one, k.index(kMmaThreads), one, one,
+      b, loc, k.index(numBlocks), one, one, k.index(numThreads), one, one,
       dynamicBytes, nullptr, {},
       dynamic ? TypeRange{} : TypeRange{sharedA, sharedB});
   Block &body = launch.getBody().front();
@@ -119,7 +120,9 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
     sB = launch.getWorkgroupAttributions()[1];
   }
   tid = launch.getThreadIds().x;
-  warp = k.div(tid, kMmaLanes);
+  // With wgmma, warpgroup g multiplies rows [64 g, 64 g + 64).
+  warpgroupIndex = k.div(tid, kMmaThreads);
+  warp = k.rem(k.div(tid, kMmaLanes), kMmaWarps);
   lane = k.rem(tid, kMmaLanes);
   group = k.div(lane, 4);
   inGroup = k.rem(lane, 4);
@@ -205,9 +208,9 @@ void BlockMma::copy(Value tile, Value stage, Value row, Value column, Value src,
 }
 
 void BlockMma::spread(int64_t count, function_ref<void(Value)> copyOne) {
-  for (int64_t round = 0; round < count / kMmaThreads; ++round)
-    copyOne(k.add(tid, k.index(round * kMmaThreads)));
-  if (int64_t rest = count % kMmaThreads) {
+  for (int64_t round = 0; round < count / numThreads; ++round)
+    copyOne(k.add(tid, k.index(round * numThreads)));
+  if (int64_t rest = count % numThreads) {
     auto guard = scf::IfOp::create(b, loc, k.ult(tid, k.index(rest)), false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
@@ -220,8 +223,8 @@ BlockMma::loadPieces(int64_t rows, int64_t columns,
                      function_ref<Value(Value, Value)> loadElement) {
   SmallVector<Value> pieces;
   int64_t piecesPerRow = columns / kVector;
-  for (int64_t round = 0; round < rows * piecesPerRow / kMmaThreads; ++round) {
-    Value piece = k.add(tid, k.index(round * kMmaThreads));
+  for (int64_t round = 0; round < rows * piecesPerRow / numThreads; ++round) {
+    Value piece = k.add(tid, k.index(round * numThreads));
     Value row = k.div(piece, piecesPerRow);
     Value column0 = k.mul(k.rem(piece, piecesPerRow), k.index(kVector));
     SmallVector<Value> elements;
@@ -236,7 +239,7 @@ BlockMma::loadPieces(int64_t rows, int64_t columns,
 void BlockMma::storePieces(Value tile, Value stage, ValueRange pieces) {
   int64_t piecesPerRow = rowElements(tile) / kVector;
   for (auto [round, value] : llvm::enumerate(pieces)) {
-    Value piece = k.add(tid, k.index(round * kMmaThreads));
+    Value piece = k.add(tid, k.index(round * numThreads));
     Value row = k.div(piece, piecesPerRow);
     Value column0 = k.mul(k.rem(piece, piecesPerRow), k.index(kVector));
     vector::StoreOp::create(b, loc, value, tile,
@@ -261,11 +264,11 @@ void BlockMma::waitForCopies(int64_t pending) {
 
 SmallVector<Value> BlockMma::zeroAccumulators() {
   if (warpgroup) {
-    // One struct of n / 2 f32 for each 64 rows, as wgmma takes them.
+    // One struct of n / 2 f32: the warpgroup's 64 rows, as wgmma takes
+    // them.
     auto type = LLVM::LLVMStructType::getLiteral(
         b.getContext(), SmallVector<Type>(shape.n / 2, b.getF32Type()));
-    return SmallVector<Value>(shape.m / 64,
-                              LLVM::ZeroOp::create(b, loc, type).getResult());
+    return {LLVM::ZeroOp::create(b, loc, type).getResult()};
   }
   auto type = VectorType::get({2, 2}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
@@ -457,18 +460,17 @@ void BlockMma::forEachAccumulatorBlock(
     function_ref<void(Value, Value, ArrayRef<Value>)> write) {
   if (warpgroup) {
     // wgmma's m64nN accumulator: register 4 j + 2 i + e holds row 16 warp
-    // + group + 8 i, column 8 j + 2 inGroup + e of the 64 rows.
-    Value warpRow = k.add(k.mul(warp, k.index(16)), group);
+    // + group + 8 i, column 8 j + 2 inGroup + e of the warpgroup's 64 rows.
+    Value warpRow = k.add(k.add(k.mul(warpgroupIndex, k.index(64)),
+                                k.mul(warp, k.index(16))),
+                          group);
     Value pairColumn = k.mul(inGroup, k.index(2));
-    for (int64_t half = 0; half < shape.m / 64; ++half)
-      for (int64_t j = 0; j < shape.n / 8; ++j) {
-        SmallVector<Value> values;
-        for (int64_t reg = 4 * j; reg < 4 * j + 4; ++reg)
-          values.push_back(
-              LLVM::ExtractValueOp::create(b, loc, acc[half], reg));
-        write(k.add(warpRow, k.index(half * 64)),
-              k.add(pairColumn, k.index(j * 8)), values);
-      }
+    for (int64_t j = 0; j < shape.n / 8; ++j) {
+      SmallVector<Value> values;
+      for (int64_t reg = 4 * j; reg < 4 * j + 4; ++reg)
+        values.push_back(LLVM::ExtractValueOp::create(b, loc, acc.front(), reg));
+      write(warpRow, k.add(pairColumn, k.index(j * 8)), values);
+    }
     return;
   }
   for (int64_t ms = 0; ms < mSubtiles(); ++ms)
@@ -504,13 +506,15 @@ static Value buildDescriptor(KernelBuilder &k, Value address,
   return arith::OrIOp::create(b, loc, start, i64(fields));
 }
 
-Value BlockMma::descriptorA(Value stage, int64_t half, int64_t k16) {
+Value BlockMma::descriptorA(Value stage, int64_t k16) {
   // A is k-major: rows of 128 bytes, 8-row groups 1024 bytes apart; the
-  // k16 steps move 32 bytes along the (swizzled) row.
+  // k16 steps move 32 bytes along the (swizzled) row. The warpgroup reads
+  // its 64 rows.
   Value stageBytes = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(), k.mul(stage, k.index(shape.m * shape.k * 2)));
-  Value offset = arith::ConstantIntOp::create(
-      b, loc, half * 64 * kSwizzleRowElements * 2 + k16 * 32, 64);
+      b, loc, b.getI64Type(),
+      k.add(k.mul(stage, k.index(shape.m * shape.k * 2)),
+            k.mul(warpgroupIndex, k.index(64 * kSwizzleRowElements * 2))));
+  Value offset = arith::ConstantIntOp::create(b, loc, k16 * 32, 64);
   Value address = arith::AddIOp::create(
       b, loc, addressA, arith::AddIOp::create(b, loc, stageBytes, offset));
   return buildDescriptor(k, address, /*leadingBytes=*/16,
@@ -546,12 +550,10 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
   auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
-    Value descB = descriptorB(stage, k16);
-    for (int64_t half = 0; half < shape.m / 64; ++half)
-      acc[half] = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, acc[half].getType(), acc[half], descriptorA(stage, half, k16),
-          descB, mmaShape, typeIn, typeIn, typeOut, accumulate, scaleOne,
-          scaleOne, row, row, /*satfinite=*/nullptr);
+    acc.front() = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, acc.front().getType(), acc.front(), descriptorA(stage, k16),
+        descriptorB(stage, k16), mmaShape, typeIn, typeIn, typeOut, accumulate,
+        scaleOne, scaleOne, row, row, /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);

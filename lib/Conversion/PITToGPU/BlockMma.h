@@ -20,9 +20,10 @@
 
 namespace mlir::pit {
 
-/// Threads of a tensor-core block: 4 warps.
+/// Threads of a tensor-core block: 4 warps (a warpgroup); with wgmma, a
+/// warpgroup for each 64 rows of the tile, up to kMaxWarpgroups.
 constexpr int64_t kMmaWarps = 4, kMmaLanes = 32,
-                  kMmaThreads = kMmaWarps * kMmaLanes;
+                  kMmaThreads = kMmaWarps * kMmaLanes, kMaxWarpgroups = 2;
 /// Elements of a 16-byte copy of f16/bf16.
 constexpr int64_t kVector = 8;
 /// Static shared memory a block may use without asking the driver for more.
@@ -73,11 +74,12 @@ struct MmaTileShape {
 ///   (x4 for A, x4 transposed for two n8 pieces of B); lane = 4 * group +
 ///   inGroup; the accumulator holds rows group (+8), columns 2 * inGroup
 ///   (+1). Warp w owns the columns [w n/4, (w+1) n/4).
-/// * wgmma (sm_90a), the 4 warps as one warpgroup: m64nNk16 instructions
-///   read A and B straight from shared memory through matrix descriptors,
-///   asynchronously, and accumulate into registers (N/2 f32 a thread for
-///   each 64 rows). Warp w owns rows [16 w, 16 w + 16) of each 64, with
-///   the same group / inGroup pattern as mma.sync. The shared tiles are then
+/// * wgmma (sm_90a), a warpgroup of 4 warps for each 64 rows (128 rows:
+///   8 warps): m64nNk16 instructions read A and B straight from shared
+///   memory through matrix descriptors, asynchronously, and accumulate into
+///   registers (N/2 f32 a thread). Warp w of warpgroup g owns rows
+///   [64 g + 16 w, 64 g + 16 w + 16), with the same group / inGroup pattern
+///   as mma.sync. The shared tiles are then
 ///   in the 128-byte swizzled layouts wgmma reads: A k-major with rows of 64
 ///   (exactly the swizzle above), B n-major as blocks of 64 columns, each k
 ///   x 64, and both start at multiples of 1024 bytes.
@@ -111,7 +113,8 @@ public:
   void spread(int64_t count, function_ref<void(Value)> copyOne);
 
   /// Whether a rows x columns tile splits into 16-byte pieces evenly over
-  /// the block, as loadPieces needs.
+  /// a warpgroup (and so over the warpgroups of a wgmma block, one for each
+  /// 64 rows), as loadPieces needs.
   static bool splitsIntoPieces(int64_t rows, int64_t columns) {
     return columns % kVector == 0 && rows * columns / kVector % kMmaThreads == 0;
   }
@@ -193,9 +196,9 @@ private:
   /// 16 bytes beyond the tiles, dynamic shared memory being 16-byte aligned).
   void viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
                                int64_t bytesA, int64_t alignment);
-  /// wgmma's descriptor of the 64-row piece `half` of stage `stage` of A,
-  /// at k16 step `k16`, and of all n of B there.
-  Value descriptorA(Value stage, int64_t half, int64_t k16);
+  /// wgmma's descriptor of this warpgroup's 64 rows of stage `stage` of
+  /// A, at k16 step `k16`, and of all n of B there.
+  Value descriptorA(Value stage, int64_t k16);
   Value descriptorB(Value stage, int64_t k16);
   /// The compacted k at which chunk `chunk` starts.
   Value chunkStart(Value chunk);
@@ -225,7 +228,10 @@ private:
   int64_t stages;
   bool aKMajor;
   bool warpgroup;
-  Value lane, group, inGroup, warp, warpColumn;
+  /// Threads of the block.
+  int64_t numThreads;
+  /// warp: the warp within its warpgroup.
+  Value lane, group, inGroup, warp, warpColumn, warpgroupIndex;
   /// With wgmma: the shared-memory addresses (i64) of sA and sB.
   Value addressA, addressB;
 };

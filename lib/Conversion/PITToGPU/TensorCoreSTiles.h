@@ -57,9 +57,9 @@ LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
 /// A dense `C += A x B` (f16 or bf16 A and B, f32 C, static and contiguous)
 /// outside any STile: the dense fallback of run-time selection, and any
 /// plain matmul of a PIT program. The same kernel as the matmul STile
-/// gathered along k, walking all of k with 128 x 128 blocks (the mma-*
-/// options shape the STile blocks only); a zero fill of C right before it
-/// is folded into its stores.
+/// gathered along k, walking all of k with 128 x 128 blocks (128 x 256 with
+/// wgmma; the mma-* options shape the STile blocks only); a zero fill of C
+/// right before it is folded into its stores.
 LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
                                const MmaKernelOptions &options);
 
