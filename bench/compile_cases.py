@@ -18,6 +18,7 @@ import json
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import cases
 
@@ -26,13 +27,17 @@ CHIP = "sm_90a"
 
 
 def compile_one(build, out, name, text, pit_loop, extra=()):
+    """pit-compile one case; returns its remarks (stderr)."""
     source = out / f"{name}.mlir"
     source.write_text(text)
     command = [str(build / "bin" / "pit-compile"), str(source), "-o",
                str(out / f"{name}.so"), "--chip", CHIP, "--format", "bin",
                "--pit-loop", str(pit_loop), *extra]
-    subprocess.run(command, check=True)
+    result = subprocess.run(command, check=True, stderr=subprocess.PIPE,
+                            text=True)
+    sys.stderr.write(result.stderr)
     source.unlink()
+    return result.stderr
 
 
 def main():
@@ -57,8 +62,12 @@ def main():
         micro = name.split("_")[-1]
         for number in range(len(cases.DENSE_TILES[micro]) + 1):
             library = cases.variant_library(name, number)
-            compile_one(build, out, library.removesuffix(".so"), text, pit_loop,
-                        ["--latency-table", str(skeleton), "--variant", str(number)])
+            remarks = compile_one(build, out, library.removesuffix(".so"), text,
+                                  pit_loop, ["--latency-table", str(skeleton),
+                                             "--variant", str(number)])
+            # A tile left out would shift the numbering of the rest.
+            if "left out" in remarks:
+                sys.exit(f"{name}: a tile of cases.DENSE_TILES does not fit")
         if has_table:
             compile_one(build, out, f"{name}__select", text, pit_loop,
                         ["--latency-table", str(options.table)])

@@ -319,7 +319,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       const SelectableVariant &dropped = variants[least];
       InFlightDiagnostic remark = op->emitRemark("pit-sparsify: variant (");
       llvm::interleave(dropped.rule.microTile, remark, "x");
-      remark << " along loop " << dropped.rule.pitLoop << ", tile ";
+      remark << " along loop " << dropped.rule.pitLoop << ", "
+             << (dropped.rule.keepTile ? "tile " : "default tile ");
       llvm::interleave(dropped.rule.denseTile, remark, "x");
       remark << ") left out: never more than "
              << static_cast<int>(kWorthwhileGain * 100)
@@ -356,6 +357,13 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
         // Forced to one variant, the numbering stays the table's.
         if (variant < 0)
           dropUnprofitableVariants(op, variants, entry->dense);
+        if (variants.empty()) {
+          op->emitRemark("pit-sparsify: dense is never beaten by more than "
+                         "5% in the latency table; the operation stays "
+                         "dense");
+          op->removeAttr(PITDialect::getSparseAttrName());
+          return success();
+        }
         sparsifyWithSelection(op, rules, variants, entry->dense);
         return success();
       }

@@ -427,7 +427,8 @@ void BlockMma::forEachAccumulatorQuad(
   // Lanes 2p and 2p + 1 of a group hold columns 4p .. 4p + 3 of rows r and
   // r + 8 between them, two each. They swap: the even lane sends its row
   // r + 8 pair and keeps row r, the odd lane the other way round.
-  Value odd = k.ult(k.index(0), k.rem(inGroup, 2));
+  Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    k.rem(inGroup, 2), k.index(1));
   Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
   Value width = arith::ConstantIntOp::create(b, loc, kMmaLanes, 32);
   forEachAccumulatorBlock(acc, [&](Value row, Value column,

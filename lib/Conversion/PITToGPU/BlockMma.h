@@ -56,7 +56,8 @@ struct MmaTileShape {
   int64_t sharedBytes() const { return (m * k + k * n) * 2; }
 };
 
-/// A launch of blocks of 4 warps over `numTiles` tiles (`blockId` is the
+/// A launch of blocks of 4 warps (with wgmma, 4 for each 64 rows) over
+/// `numTiles` tiles (`blockId` is the
 /// tile; at most kMaxMmaBlocks blocks, which take several tiles each past
 /// that), with `stages` copies of the shared tiles sA (m x k, or k x m when
 /// `aKMajor`: for an A whose columns are contiguous) and sB (k x n) so that

@@ -445,7 +445,8 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
 
   // SWrite: scatter the rows back; padding rows are not written. Four
   // adjacent columns at a time where the chip has vector atomics (C's rows
-  // hold whole runs of four, 16-byte aligned).
+  // hold whole runs of four: 16-byte aligned, since the entry points take
+  // 16-byte aligned tensors, PIT_ARG_ALIGNMENT).
   auto scatter = [&](Value row, Value column, ValueRange values) {
     auto [target, valid] = gathered(row);
     auto guard = scf::IfOp::create(b, loc, valid, false);
@@ -518,11 +519,13 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   tile.extentM = ranges[0];
   tile.extentN = ranges[1];
   tile.extentK = ranges[2];
-  int64_t columns = options.warpgroupMma &&
-                            tile.extentN % kDenseWarpgroupBlockColumns == 0
-                        ? kDenseWarpgroupBlockColumns
-                        : kDenseBlockColumns;
-  tile.shape = {kDenseBlockRows, columns, kDenseChunk, inputType};
+  MmaTileShape wide{kDenseBlockRows, kDenseWarpgroupBlockColumns, kDenseChunk,
+                    inputType};
+  bool widens = options.warpgroupMma &&
+                BlockMma::supportsWarpgroupMma(wide, /*aKMajor=*/false) &&
+                tile.extentN % wide.n == 0;
+  tile.shape = {kDenseBlockRows, widens ? wide.n : kDenseBlockColumns,
+                kDenseChunk, inputType};
   if (tile.extentM % tile.shape.m != 0 || tile.extentN % tile.shape.n != 0 ||
       tile.extentK % tile.shape.k != 0)
     return failure();

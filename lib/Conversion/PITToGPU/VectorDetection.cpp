@@ -1,11 +1,12 @@
 //===- VectorDetection.cpp - Detection with 16-byte loads -----------------===//
 //
-// Thread t of the scan owns the vector column j = t % (C / v) of R bands
-// from R (t / (C / v)), where a band is one micro-tile row of the source (mh
-// rows), C the number of columns and v the elements of a 16-byte vector (R
-// is 1 gathered along the columns; along the rows, as many bands as make
-// up to 32 rows). It loads its vectors, ORs their non-zero lanes band by
-// band, and turns them into flags:
+// Thread t of the scan owns the vector column j = u % (C / v) of R bands
+// from R (u / (C / v)), with u = t / S, where a band is one micro-tile row
+// of the source (mh rows), C the number of columns, v the elements of a
+// 16-byte vector, S the lanes that share a band column (1 but for the
+// compacted copy, below) and R 1 gathered along the columns (along the
+// rows, as many bands as make up to 32 rows). It loads its vectors, ORs
+// their non-zero lanes band by band, and turns them into flags:
 //   * micro-tiles of width mw <= v: v / mw flags, one per lane group;
 //   * mw > v: the g = mw / v threads of a micro-tile OR their flags with
 //     shuffles, and the first of them holds the micro-tile's flag.
@@ -109,6 +110,10 @@ FailureOr<ScanLayout> planScan(DetectOp op, int64_t blockSize,
   // registers (occupancy).
   layout.rowSharers = writesCopy ? layout.microRows / layout.lanes : 1;
   layout.rowsPerThread = layout.microRows / layout.rowSharers;
+  // Lanes that share a micro-tile or a band column meet through 32-wide
+  // shuffles: they need whole warps.
+  if ((layout.sharers > 1 || layout.rowSharers > 1) && blockSize % kWarpSize)
+    return failure();
   layout.numThreads = bands / layout.bandsPerThread * layout.vectorsPerRow *
                       layout.rowSharers;
   // Gathered along columns, a warp lies in one band (one segment) when the
@@ -174,10 +179,11 @@ private:
   /// Moves the insertion point into a new `scf.if condition`.
   void enterIf(Value condition);
   /// Records `position` at the claimed `slot` of `segment` where `flag`
-  /// holds (where `writer` holds too, when given), and runs `also` there;
-  /// returns the next slot.
+  /// holds (and `writesPosition`, when given), and runs `onRecorded` where
+  /// `flag` holds; returns the next slot.
   Value record(Value flag, Value position, Value segment, Value slot,
-               function_ref<void()> also = nullptr, Value writer = nullptr);
+               function_ref<void()> onRecorded = nullptr,
+               Value writesPosition = nullptr);
 
   OpBuilder &b;
   Location loc;
@@ -274,8 +280,9 @@ DetectionKernel::scanBands() {
           }
           kept.assign(loaded.begin(), loaded.begin() + keptRows);
         } else {
+          // Tall bands: one thread a band column (no row sharers).
           auto loop = scf::ForOp::create(
-              b, loc, k.index(0), k.index(layout.microRows), k.index(1),
+              b, loc, k.index(0), k.index(layout.rowsPerThread), k.index(1),
               ValueRange{none},
               [&](OpBuilder &b, Location loc, Value r, ValueRange acc) {
                 Value mask = nonZeroLanes(b, loc, loadRow(k.add(row0, r)));
@@ -381,20 +388,20 @@ void DetectionKernel::enterIf(Value condition) {
 }
 
 Value DetectionKernel::record(Value flag, Value position, Value segment,
-                              Value slot, function_ref<void()> also,
-                              Value writer) {
+                              Value slot, function_ref<void()> onRecorded,
+                              Value writesPosition) {
   auto ifFlag = scf::IfOp::create(
       b, loc, flag,
       [&](OpBuilder &, Location) {
         {
           OpBuilder::InsertionGuard inner(b);
-          if (writer)
-            enterIf(writer);
+          if (writesPosition)
+            enterIf(writesPosition);
           memref::StoreOp::create(b, loc, toI32(position), op.getPositions(),
                                   ValueRange{segment, slot});
         }
-        if (also)
-          also();
+        if (onRecorded)
+          onRecorded();
         scf::YieldOp::create(b, loc, ValueRange{k.add(slot, k.index(1))});
       },
       [&](OpBuilder &, Location) {
@@ -423,7 +430,8 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
   // claims, and the others take its slots.
   Value band = firstBand;
   Value count = countOf(flags);
-  Value claimer = k.ult(rowPart, k.index(1));
+  Value claimer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        rowPart, k.index(0));
   Value claimed = arith::SelectOp::create(b, loc, claimer, count, i32(0));
   // This lane's value of `value` at the lane that claims for it.
   auto fromClaimer = [&](Value value) -> Value {
@@ -446,8 +454,9 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
       inclusive = arith::AddIOp::create(b, loc, inclusive, added);
     }
     Value total = shuffle(inclusive, i32(kWarpSize - 1), gpu::ShuffleMode::IDX);
-    Value claims = arith::AndIOp::create(b, loc, k.ult(lane, k.index(1)),
-                                         nonZero(total));
+    Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            lane, k.index(0));
+    Value claims = arith::AndIOp::create(b, loc, firstLane, nonZero(total));
     Value base = shuffle(claimIf(claims, band, total), i32(0),
                          gpu::ShuffleMode::IDX);
     Value before =
@@ -491,7 +500,10 @@ bool mlir::pit::canWriteCompactedCopy(DetectOp op) {
       micro[1] != 1 || !type.getElementType().isIntOrFloat())
     return false;
   int64_t lanes = kVectorBytes * 8 / type.getElementType().getIntOrFloatBitWidth();
+  // The lanes that share a band column (micro[0] / lanes) meet through
+  // xor shuffles: a power of two.
   return micro[0] % lanes == 0 && micro[0] <= kUnrolledRows &&
+         llvm::isPowerOf2_64(micro[0] / lanes) &&
          type.getDimSize(1) % lanes == 0;
 }
 

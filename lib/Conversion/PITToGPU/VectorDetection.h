@@ -21,7 +21,8 @@ bool canWriteCompactedCopy(DetectOp op);
 /// shuffles. Slots are claimed with as few atomic adds as the layout allows:
 /// gathered along the columns (a band is a segment), one per warp when a
 /// warp lies in one band (a prefix sum of its lanes' counts places each
-/// lane's slots), else one per thread; gathered along the rows (a
+/// lane's slots), else one per thread (per group of lanes that share a
+/// band column); gathered along the rows (a
 /// micro-tile column is a segment), a thread scans several bands and
 /// claims each of its columns' slots once. Returns failure, building nothing, when
 /// the source is not 2-D with rows of whole vectors, or a micro-tile row is

@@ -8,8 +8,10 @@
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c256{{.*}}, {{.+}}) dynamic_shared_memory_size %c148464_i32
 // CHECK:   memref.view {{.+}} to memref<3x128x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   memref.view {{.+}} to memref<3x4x64x64xf16, #gpu.address_space<workgroup>>
-// CHECK:   arith.divui %{{.+}}, %c128
+// The second warpgroup's rows of A start 64 rows (8192 bytes) further.
+// CHECK:   %[[WARPGROUP:[0-9]+]] = arith.divui %arg{{[0-9]+}}, %c128
 // CHECK:   llvm.mlir.zero : !llvm.struct<(f32
+// CHECK:   arith.muli %[[WARPGROUP]], %c8192
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>
 // CHECK-NOT: nvvm.wgmma.mma_async
 func.func @dense(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
