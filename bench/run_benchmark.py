@@ -57,13 +57,19 @@ def median_ms(fn, inputs, reps):
     return statistics.median(s.elapsed_time(e) for s, e in events)
 
 
-def settled_median_ms(fn, inputs, reps, passes=3):
-    """The lowest of `passes` medians: a table point that a passing stall
-    of the host or the GPU inflated would misguide every selection near it
-    (noise only ever adds time), and would keep a tile that is not faster
-    in the run-time selection (two passes still left points of the cheapest
-    calls 20-40% high)."""
-    return min(median_ms(fn, inputs, reps) for _ in range(passes))
+def device_busy_us(fn, inputs, calls):
+    """Median over `calls` calls of fn(inputs[i]) (rotating the inputs) of
+    the time the call keeps the GPU busy: its kernels and memsets, summed
+    (profiler). The host time of a call, and the gaps it leaves between
+    kernels, do not count: at high sparsity calls are partly host-bound,
+    and their end-to-end times moved by 20-40% from run to run (three
+    medians of them still kept tiles that were no faster), while the device
+    time of a tile is what tells it from another."""
+    turn = iter(range(calls + 1))
+    per_call = device_work_per_call(
+        lambda: fn(inputs[next(turn) % len(inputs)]), calls)
+    return statistics.median(sum(e.time_range.elapsed_us() for e in events)
+                             for events in per_call)
 
 
 def try_ms(fn, inputs, reps):
@@ -168,10 +174,10 @@ def warm_up(seconds=1.0):
 
 
 def measure_tables(directory, reps):
-    """The STile database: each matmul case's variants (its STile and the
-    dense fallback, both forced, detection included) timed on patterns of
-    its micro-tile at every coverage point of cases.TABLE_COVERAGE, each
-    point the lowest of three medians."""
+    """The STile database: each matmul case's variants (its STile with each
+    dense tile, and the dense fallback, forced, detection included) timed on
+    patterns of its micro-tile at every coverage point of
+    cases.TABLE_COVERAGE: the device time of a call (device_busy_us)."""
     table = cases.skeleton_table()
     n = cases.SIZE
     warm_up()
@@ -193,10 +199,10 @@ def measure_tables(directory, reps):
             for coverage in cases.TABLE_COVERAGE:
                 inputs = [sparsify(random(n, n, dtype=dtype), micro, 1 - coverage)
                           for _ in range(PATTERNS)]
-                latencies.append(1e3 * settled_median_ms(
+                latencies.append(device_busy_us(
                     lambda a: fixed(a, b, c), inputs, reps))
                 if number == 0:
-                    dense_times.append(1e3 * settled_median_ms(
+                    dense_times.append(device_busy_us(
                         lambda a: dense(a, b, c), inputs, reps))
             variant["latency_us"] = [round(t, 1) for t in latencies]
             print(f"{entry['op']} {micro} {variant['dense_tile']}: "
