@@ -4,11 +4,11 @@
 // threads of a micro-tile OR their flags with xor shuffles (offsets 4, 2, 1),
 // and the first of them holds the flag. Gathered along rows, each micro-tile
 // column is its own segment, with a micro-tile in every band (row): a thread
-// scans 32 rows of its vector column (8 threads of 32 vectors: 2 blocks)
+// scans 16 rows of its vector column (16 threads of 32 vectors: 4 blocks)
 // and claims its column's slots once for all of them.
 // CHECK-LABEL: func @rows_1x64
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
-// CHECK-COUNT-32: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK-COUNT-16: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
 // CHECK:   vector.reduction <or>
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c4_i32
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c2_i32
@@ -17,7 +17,7 @@
 // CHECK:   scf.if
 // CHECK:     memref.atomic_rmw addi
 // CHECK-NOT: memref.atomic_rmw
-// CHECK-COUNT-32: memref.store
+// CHECK-COUNT-16: memref.store
 func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
       ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
