@@ -158,6 +158,17 @@ struct SelectableVariant {
   ArrayRef<double> latencies;
 };
 
+/// What identifies the index a rule's STile reads: variants that gather the
+/// same micro-tiles along the same dimension share one detection.
+using IndexKey = std::pair<SmallVector<int64_t>, unsigned>;
+IndexKey getIndexKey(const STileRule &rule) {
+  return {rule.microTile, rule.sparseDim};
+}
+
+/// How much cheaper than the alternatives a variant must be somewhere to
+/// be worth its launch on every call (see dropUnprofitableVariants).
+constexpr double kWorthwhileGain = 0.05;
+
 /// The linalg.fill right before `op` that writes its output (and nothing
 /// `op` reads), or null.
 linalg::FillOp findOutputFill(linalg::LinalgOp op) {
@@ -289,10 +300,6 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
   void dropUnprofitableVariants(linalg::LinalgOp op,
                                 SmallVector<SelectableVariant> &variants,
                                 double denseLatency) {
-    constexpr double kWorthwhileGain = 0.05;
-    auto sameIndex = [](const STileRule &x, const STileRule &y) {
-      return x.microTile == y.microTile && x.sparseDim == y.sparseDim;
-    };
     // How much dearer the cheapest choice gets, at worst, without `number`.
     auto lossWithout = [&](size_t number) {
       const SelectableVariant &variant = variants[number];
@@ -300,7 +307,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       for (auto [point, latency] : llvm::enumerate(variant.latencies)) {
         double best = denseLatency;
         for (auto [other, rival] : llvm::enumerate(variants))
-          if (other != number && sameIndex(rival.rule, variant.rule))
+          if (other != number &&
+              getIndexKey(rival.rule) == getIndexKey(variant.rule))
             best = std::min(best, rival.latencies[point]);
         worst = std::max(worst, best / latency - 1.0);
       }
@@ -358,9 +366,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
         if (variant < 0)
           dropUnprofitableVariants(op, variants, entry->dense);
         if (variants.empty()) {
-          op->emitRemark("pit-sparsify: dense is never beaten by more than "
-                         "5% in the latency table; the operation stays "
-                         "dense");
+          op->emitRemark("pit-sparsify: dense is never beaten by more than ")
+              << static_cast<int>(kWorthwhileGain * 100)
+              << "% in the latency table; the operation stays dense";
           op->removeAttr(PITDialect::getSparseAttrName());
           return success();
         }
@@ -396,11 +404,10 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     // Variants that gather the same micro-tiles along the same dimension
     // share one index.
     SmallVector<MicroTileIndex> indices;
-    SmallVector<std::pair<SmallVector<int64_t>, unsigned>> indexKeys;
+    SmallVector<IndexKey> indexKeys;
     SmallVector<unsigned> indexOfVariant;
     for (const SelectableVariant &variant : variants) {
-      std::pair<SmallVector<int64_t>, unsigned> key{variant.rule.microTile,
-                                                    variant.rule.sparseDim};
+      IndexKey key = getIndexKey(variant.rule);
       auto *found = llvm::find(indexKeys, key);
       indexOfVariant.push_back(found - indexKeys.begin());
       if (found != indexKeys.end())

@@ -157,6 +157,17 @@ linalg::FillOp findZeroFillBefore(Operation *op, Value c) {
   return nullptr;
 }
 
+/// Where a zero fill of C comes right before `op` (and C is neither input),
+/// records it in `tile` and erases it: the kernel then stores its tiles
+/// instead of adding them. Leaves the insertion point before `op`.
+void foldZeroFill(RewriterBase &rewriter, Operation *op, MatmulTile &tile) {
+  if (tile.c != tile.a && tile.c != tile.b)
+    tile.zeroFill = findZeroFillBefore(op, tile.c);
+  rewriter.setInsertionPoint(op);
+  if (tile.zeroFill)
+    rewriter.eraseOp(tile.zeroFill);
+}
+
 /// Recognises the body pit-sparsify writes for a matmul gathered along k
 /// (A's columns with B's rows) or along m (A's rows, scattered into C).
 FailureOr<MatmulTile> matchMatmulTile(STileOp op,
@@ -233,12 +244,13 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   // they are 8 elements at multiples of 8). A tile to keep (a measured
   // variant) is the block as it is.
   int64_t n = op.getDomain()[lead + 1];
-  if (!op.getKeepTile() && n % options.blockColumns == 0 &&
-      options.blockColumns % tile.shape.n == 0)
-    tile.shape.n = options.blockColumns;
-  if (!op.getKeepTile() && alongK && options.chunk > 0 &&
-      options.chunk % 16 == 0)
-    tile.shape.k = options.chunk;
+  if (!op.getKeepTile()) {
+    if (n % options.blockColumns == 0 &&
+        options.blockColumns % tile.shape.n == 0)
+      tile.shape.n = options.blockColumns;
+    if (alongK && options.chunk > 0 && options.chunk % 16 == 0)
+      tile.shape.k = options.chunk;
+  }
   tile.warpgroupMma = options.warpgroupMma;
   tile.stages = options.stages;
   tile.microK = microK;
@@ -546,11 +558,7 @@ LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
   FailureOr<MatmulTile> matched = matchDenseMatmul(op, options);
   if (failed(matched))
     return failure();
-  if (matched->c != matched->a && matched->c != matched->b)
-    matched->zeroFill = findZeroFillBefore(op, matched->c);
-  rewriter.setInsertionPoint(op);
-  if (matched->zeroFill)
-    rewriter.eraseOp(matched->zeroFill);
+  foldZeroFill(rewriter, op, *matched);
   buildGatherAlongK(rewriter, op.getLoc(), *matched);
   rewriter.eraseOp(op);
   return success();
@@ -592,16 +600,14 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
         memref::AllocOp::create(rewriter, op.getLoc(), copyType);
     copies.push_back({detect, matched->compactedA});
   }
-  if (!matched->alongM && matched->c != matched->a && matched->c != matched->b) {
-    matched->zeroFill = findZeroFillBefore(op, matched->c);
-  }
-  rewriter.setInsertionPoint(op);
-  if (matched->zeroFill)
-    rewriter.eraseOp(matched->zeroFill);
-  if (matched->alongM)
+  if (matched->alongM) {
+    // Other k segments add into the same elements: C's fill stays.
+    rewriter.setInsertionPoint(op);
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);
-  else
+  } else {
+    foldZeroFill(rewriter, op, *matched);
     buildGatherAlongK(rewriter, op.getLoc(), *matched);
+  }
   if (ownsCopy) {
     setInsertionPointForCopyDealloc(rewriter, detect, op);
     memref::DeallocOp::create(rewriter, op.getLoc(), matched->compactedA);
