@@ -23,10 +23,12 @@ MATMUL_GRANULARITIES = [
 # k) its STile may run, each measured and kept as is (pit.stile keep_tile).
 # Gathered along k the rows are the micro-tile's; the block columns and the
 # chunk of compacted k vary. Gathered along m (1x64) k is the micro-tile's;
-# the gathered rows and the columns vary.
+# the gathered rows and the columns vary, and a fourth number is the panel
+# of C's rows a block owns (pit.stile panel) instead of adding with atomics.
 DENSE_TILES = {
     "32x1": [(32, 256, 32), (32, 128, 32), (32, 256, 64)],
-    "1x64": [(32, 256, 64), (32, 64, 64), (64, 128, 64), (128, 64, 64)],
+    "1x64": [(32, 256, 64), (32, 64, 64), (64, 128, 64), (128, 64, 64),
+             (64, 64, 64, 512), (64, 128, 64, 256)],
     "16x16": [(16, 256, 32), (16, 128, 32), (16, 256, 64)],
     "32x64": [(32, 256, 64), (32, 128, 64), (32, 128, 128)],
 }
@@ -64,15 +66,32 @@ def skeleton_table():
                                                "variants": []})
         for tile in DENSE_TILES[micro]:
             entry["variants"].append({"micro_tile": [int(e) for e in micro.split("x")],
-                                      "pit_loop": loop, "dense_tile": list(tile),
+                                      "pit_loop": loop, **variant_fields(tile),
                                       "latency_us": [0.0] * len(TABLE_COVERAGE)})
     return {"device": "none (skeleton)", "coverage": TABLE_COVERAGE,
             "ops": list(ops.values())}
 
 
 def tile_name(tile):
-    """A dense tile as text: 32x256x32."""
-    return "x".join(map(str, tile))
+    """A dense tile as text: 32x256x32, or 64x64x64p512 with a panel."""
+    name = "x".join(map(str, tile[:3]))
+    return name + (f"p{tile[3]}" if len(tile) > 3 else "")
+
+
+def variant_fields(tile):
+    """The fields of a DENSE_TILES entry in the STile database."""
+    fields = {"dense_tile": list(tile[:3])}
+    if len(tile) > 3:
+        fields["panel"] = tile[3]
+    return fields
+
+
+def variant_number(micro, variant):
+    """The number (DENSE_TILES order) of a database variant of `micro`."""
+    numbers = [number for number, tile in enumerate(DENSE_TILES[micro])
+               if variant_fields(tile) == {key: variant[key] for key in ("dense_tile", "panel")
+                                           if key in variant}]
+    return numbers[0]
 
 
 def variant_library(name, number):

@@ -191,10 +191,10 @@ def measure_tables(directory, reps):
             micro = variant["micro_tile"]
             micro_text = f"{micro[0]}x{micro[1]}"
             name = f"matmul_{dtype_name}_{micro_text}"
-            tiles = [list(tile) for tile in cases.DENSE_TILES[micro_text]]
-            number = tiles.index(variant["dense_tile"])
+            number = cases.variant_number(micro_text, variant)
             fixed = PITKernel(directory / cases.variant_library(name, number))
-            dense = PITKernel(directory / cases.variant_library(name, len(tiles)))
+            dense = PITKernel(directory / cases.variant_library(
+                name, len(cases.DENSE_TILES[micro_text])))
             latencies = []
             for coverage in cases.TABLE_COVERAGE:
                 inputs = [sparsify(random(n, n, dtype=dtype), micro, 1 - coverage)
@@ -205,7 +205,8 @@ def measure_tables(directory, reps):
                     dense_times.append(device_busy_us(
                         lambda a: dense(a, b, c), inputs, reps))
             variant["latency_us"] = [round(t, 1) for t in latencies]
-            print(f"{entry['op']} {micro} {variant['dense_tile']}: "
+            print(f"{entry['op']} {micro} {variant['dense_tile']} "
+                  f"panel {variant.get('panel', 0)}: "
                   + " ".join(f"{t:.0f}" for t in variant["latency_us"]),
                   flush=True)
         # Dense does not depend on the pattern; its detection a little.

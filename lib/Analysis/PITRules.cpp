@@ -342,6 +342,25 @@ LogicalResult PITRules::setDenseTile(STileRule &rule, ArrayRef<int64_t> tile,
   return success();
 }
 
+LogicalResult PITRules::setPanel(STileRule &rule, int64_t rows,
+                                 std::string &why) const {
+  int64_t extent = loopExtents[rule.pitLoop];
+  int64_t micro = rule.microTile[rule.sparseDim];
+  if (!rule.scattersOutput || !rule.combiner) {
+    why = "a panel needs an output that the segments add into along loop " +
+          std::to_string(rule.pitLoop);
+    return failure();
+  }
+  if (rows <= 0 || rows % micro != 0 || extent % rows != 0) {
+    why = "panel " + std::to_string(rows) + " is not whole micro-tiles of " +
+          std::to_string(micro) + " that divide the extent " +
+          std::to_string(extent) + " of loop " + std::to_string(rule.pitLoop);
+    return failure();
+  }
+  rule.panel = rows;
+  return success();
+}
+
 FailureOr<SmallVector<STileRule>>
 PITRules::getSTileRules(ArrayRef<int64_t> microTile, std::string &why) const {
   auto shapeText = [](ArrayRef<int64_t> shape) {

@@ -91,6 +91,13 @@ FailureOr<STileDatabase> STileDatabase::load(StringRef path,
                        parsedVariant.denseTile))
         return fail("a variant of '" + *key +
                     "' has a 'dense_tile' that is not a list of numbers");
+      if (const llvm::json::Value *panel = variant->get("panel")) {
+        std::optional<int64_t> rows = panel->getAsInteger();
+        if (!rows || *rows <= 0)
+          return fail("a variant of '" + *key +
+                      "' has a 'panel' that is not a positive number");
+        parsedVariant.panel = *rows;
+      }
       parsedVariant.pitLoop = *pitLoop;
       latencies.variants.push_back(std::move(parsedVariant));
     }

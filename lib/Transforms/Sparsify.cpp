@@ -146,7 +146,8 @@ void emitSTile(RewriterBase &rewriter, Location loc, linalg::LinalgOp op,
   auto stile = STileOp::create(rewriter, loc, index.counts,
                                rules.getLoopExtents(), rule.denseTile,
                                rule.microTile, rule.pitLoop,
-                               rules.getSparseMap(), rule.keepTile);
+                               rules.getSparseMap(), rule.keepTile,
+                               rule.panel);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(stile.getBody().front().getTerminator());
   emitTileBody(rewriter, loc, op, rule, stile, index);
@@ -271,8 +272,10 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
         for (STileRule stile : *stiles) {
           if (stile.pitLoop != measured.pitLoop)
             continue;
-          if (!measured.denseTile.empty() &&
-              failed(rules.setDenseTile(stile, measured.denseTile, why))) {
+          if ((!measured.denseTile.empty() &&
+               failed(rules.setDenseTile(stile, measured.denseTile, why))) ||
+              (measured.panel &&
+               failed(rules.setPanel(stile, measured.panel, why)))) {
             op->emitRemark("pit-sparsify: variant ")
                 << number << " of the latency table left out: " << why;
             continue;
@@ -330,6 +333,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       remark << " along loop " << dropped.rule.pitLoop << ", "
              << (dropped.rule.keepTile ? "tile " : "default tile ");
       llvm::interleave(dropped.rule.denseTile, remark, "x");
+      if (dropped.rule.panel)
+        remark << ", panel " << dropped.rule.panel;
       remark << ") left out: never more than "
              << static_cast<int>(kWorthwhileGain * 100)
              << "% cheaper than dense and the variants kept";

@@ -310,12 +310,13 @@ def swrite(builder, source, dest, offsets, scatter=None, combine=None):
 
 
 def stile(builder, counts, domain, tile, micro_tile, pit_axis, sparse_map,
-          body, keep_tile=False):
+          body, keep_tile=False, panel=None):
     """pit.stile over `domain` in tiles of `tile`; `sparse_map` is the
     affine map text from the loops to the sparse operand's dimensions.
     body(body_builder, origins, segment) builds one tile's work. With
     `keep_tile`, lowerings run exactly `tile` rather than blocks of their
-    own shape."""
+    own shape; with `panel`, a block of the lowering owns that many
+    coordinates of a scattered output along `pit_axis`."""
     context = builder.context
     index = _pit.Type.parse(context, "index")
     attributes = {
@@ -327,6 +328,8 @@ def stile(builder, counts, domain, tile, micro_tile, pit_axis, sparse_map,
     }
     if keep_tile:
         attributes["keep_tile"] = _pit.Attribute.parse(context, "unit")
+    if panel is not None:
+        attributes["panel"] = _i64(context, panel)
     operation = builder.create("pit.stile", [counts], attributes=attributes,
                                num_regions=1)
     block = operation.regions[0].append_block([index] * (len(domain) + 1))

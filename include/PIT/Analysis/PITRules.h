@@ -50,6 +50,9 @@ struct STileRule {
   /// Whether lowerings must run exactly `denseTile` (a measured variant)
   /// rather than shape their blocks from it.
   bool keepTile = false;
+  /// With a scattered output: the extent of the PIT loop whose output a
+  /// lowering block owns and combines on chip (pit.stile `panel`), or 0.
+  int64_t panel = 0;
   /// Whether the output is written back through the index (the PIT loop is
   /// parallel), rather than at its natural place.
   bool scattersOutput;
@@ -92,6 +95,13 @@ public:
   /// extent is not its micro-tile's (a tile lies in one segment).
   LogicalResult setDenseTile(STileRule &rule, ArrayRef<int64_t> tile,
                              std::string &why) const;
+
+  /// Gives `rule` a panel of `rows` along its PIT loop. Fails, with the
+  /// reason in `why`, unless the output is scattered along that loop (a
+  /// parallel loop that segments add into) and the panel is whole
+  /// micro-tiles that split the loop.
+  LogicalResult setPanel(STileRule &rule, int64_t rows,
+                         std::string &why) const;
 
   /// Prints the verdict on every loop, one per line.
   void print(raw_ostream &os) const;

@@ -16,8 +16,10 @@
 //                           "latency_us": [...one per coverage point...]}]}]}
 //
 // A variant is a micro-tile, the loop it is gathered along, and optionally
-// the dense tile (one extent per loop) its STile runs: variants of one
-// micro-tile with different tiles share the detection.
+// the dense tile (one extent per loop) its STile runs and, for an output
+// scattered along the PIT loop, the `panel` of it a block owns (pit.stile
+// `panel`): variants of one micro-tile with different tiles share the
+// detection.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +40,8 @@ struct STileVariantLatencies {
   /// The dense tile it was measured with (one extent per loop), kept as is
   /// by the lowering; empty: the analysis's default tile.
   SmallVector<int64_t> denseTile;
+  /// The panel its STile runs with (pit.stile `panel`), or 0.
+  int64_t panel = 0;
   /// Microseconds, one per coverage point of the database.
   SmallVector<double> latencies;
 };

@@ -78,7 +78,9 @@ def PITSparsify : Pass<"pit-sparsify"> {
     every case, so that each variant can fold it into its own writes.
     A variant may name the dense tile it was measured with (`dense_tile`,
     one extent per loop): several tiles of one micro-tile share its
-    detection, and their STiles get `keep_tile`. A variant that is never
+    detection, and their STiles get `keep_tile`. A variant whose output is
+    scattered along its PIT loop may name a `panel` of that loop for a
+    block to own (pit.stile `panel`). A variant that is never
     more than 5% cheaper, at any coverage point, than the dense fallback and
     the other variants of its index is left out with a remark (its kernel
     would launch on every call, and measured differences that small are

@@ -72,11 +72,14 @@ bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
-                   bool warpgroupMma)
-    : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
+                   bool warpgroupMma, ArrayRef<MemRefType> workspace)
+    : numThreads(kMmaThreads *
+                 (warpgroupMma && supportsWarpgroupMma(shape, aKMajor)
+                      ? shape.m / 64
+                      : 1)),
+      b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
-      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor)),
-      numThreads(kMmaThreads * (warpgroup ? shape.m / 64 : 1)) {
+      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor)) {
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> aShape =
@@ -97,7 +100,17 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   // the runtime allows the kernel).
   int64_t bytesA = stages * shape.m * shape.k * 2;
   int64_t bytes = stages * shape.sharedBytes();
-  bool dynamic = warpgroup || bytes > kSharedBytes;
+  SmallVector<MemRefType> workspaceTypes;
+  for (MemRefType type : workspace) {
+    workspaceTypes.push_back(MemRefType::get(type.getShape(),
+                                             type.getElementType(),
+                                             MemRefLayoutAttrInterface(),
+                                             workgroup));
+    bytes += llvm::alignTo(type.getNumElements() *
+                               type.getElementTypeBitWidth() / 8,
+                           16);
+  }
+  bool dynamic = warpgroup || bytes > kSharedBytes || !workspace.empty();
   int64_t alignment = warpgroup ? kSwizzleAtomBytes : 16;
   Value one = k.index(1);
   int64_t numBlocks = std::min(numTiles, kMaxMmaBlocks);
@@ -114,7 +127,8 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
   if (dynamic) {
-    viewDynamicSharedMemory(sharedA, sharedB, bytesA, alignment);
+    viewDynamicSharedMemory(sharedA, sharedB, bytesA, alignment,
+                            workspaceTypes);
   } else {
     sA = launch.getWorkgroupAttributions()[0];
     sB = launch.getWorkgroupAttributions()[1];
@@ -142,7 +156,8 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
 }
 
 void BlockMma::viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
-                                       int64_t bytesA, int64_t alignment) {
+                                       int64_t bytesA, int64_t alignment,
+                                       ArrayRef<MemRefType> workspaceTypes) {
   auto bytesType =
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                       MemRefLayoutAttrInterface(), sharedA.getMemorySpace());
@@ -166,6 +181,14 @@ void BlockMma::viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
   }
   sA = memref::ViewOp::create(b, loc, sharedA, buffer, start, ValueRange{});
   sB = memref::ViewOp::create(b, loc, sharedB, buffer, startB, ValueRange{});
+  // The workspace after the tiles, each buffer 16-byte aligned.
+  int64_t offset = sharedB.getNumElements() * 2;
+  for (MemRefType type : workspaceTypes) {
+    workspace.push_back(memref::ViewOp::create(
+        b, loc, type, buffer, k.add(startB, k.index(offset)), ValueRange{}));
+    offset += llvm::alignTo(
+        type.getNumElements() * type.getElementTypeBitWidth() / 8, 16);
+  }
 }
 
 int64_t BlockMma::rowElements(Value tile) const {
@@ -295,6 +318,17 @@ void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
       }
     }
   }
+}
+
+void BlockMma::startMultiply(SmallVector<Value> &acc, Value stage) {
+  if (warpgroup)
+    return multiplyWarpgroup(acc, stage, /*pending=*/1);
+  multiply(acc, stage);
+}
+
+void BlockMma::finishMultiply() {
+  if (warpgroup)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 }
 
 Value BlockMma::chunkStart(Value chunk) {
@@ -474,7 +508,8 @@ void BlockMma::forEachAccumulatorBlock(
     }
     return;
   }
-  for (int64_t ms = 0; ms < mSubtiles(); ++ms)
+  for (int64_t ms = 0; ms < mSubtiles(); ++ms) {
+    Value row = k.add(group, k.index(ms * 16));
     for (int64_t ns = 0; ns < nSubtiles(); ++ns) {
       Value tile = acc[ms * nSubtiles() + ns];
       SmallVector<Value> values;
@@ -482,11 +517,11 @@ void BlockMma::forEachAccumulatorBlock(
         for (int64_t e = 0; e < 2; ++e)
           values.push_back(
               vector::ExtractOp::create(b, loc, tile, ArrayRef<int64_t>{i0, e}));
-      Value row = k.add(group, k.index(ms * 16));
       Value column = k.add(warpColumn, k.add(k.mul(inGroup, k.index(2)),
                                              k.index(ns * 8)));
       write(row, column, values);
     }
+  }
 }
 
 /// A wgmma shared-memory matrix descriptor: the start address, the byte

@@ -88,9 +88,11 @@ class BlockMma {
 public:
   /// `warpgroupMma` asks for wgmma; the block uses it where the shape
   /// allows (supportsWarpgroupMma), mma.sync elsewhere.
+  /// `workspace`: further shared buffers of the kernel (shapes and element
+  /// types; the block puts them in shared memory), after the tiles.
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
            int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
-           bool warpgroupMma = false);
+           bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {});
 
   /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
   /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
@@ -138,6 +140,11 @@ public:
   /// acc += stage `stage` of the shared A tile x that of the shared B tile,
   /// over the whole k.
   void multiply(SmallVector<Value> &acc, Value stage);
+  /// The same, left running where it can be (wgmma): `acc` must not be read
+  /// before finishMultiply. Other registers, shared memory and the copies
+  /// may be worked on meanwhile.
+  void startMultiply(SmallVector<Value> &acc, Value stage);
+  void finishMultiply();
 
   /// How the chunks of k reach shared memory: `issue(stage, k0)` issues the
   /// asynchronous copies of the chunk that starts at compacted k0; pieces
@@ -171,20 +178,26 @@ public:
   void forEachAccumulatorQuad(ValueRange acc,
                               function_ref<void(Value, Value, ValueRange)> write);
 
+  /// Calls `write(row, column, values)` for each 16 x 8 piece of this
+  /// thread's accumulators: values (row, column), (row, column + 1),
+  /// (row + 8, column), (row + 8, column + 1). Pieces of the same rows get
+  /// the same `row` value.
+  void forEachAccumulatorBlock(
+      ValueRange acc, function_ref<void(Value, Value, ArrayRef<Value>)> write);
+
   /// Whether the block multiplies with wgmma.
   bool usesWarpgroupMma() const { return warpgroup; }
 
   gpu::LaunchOp launch;
   /// The shared tiles, this block's tile and thread.
   Value sA, sB, blockId, tid;
+  /// The buffers of `workspace`, in shared memory.
+  SmallVector<Value> workspace;
+  /// Threads of the block.
+  int64_t numThreads;
 
 private:
   int64_t mSubtiles() const { return shape.m / 16; }
-  /// Calls `write(row, column, values)` for each 16 x 8 piece of this
-  /// thread's accumulators: values (row, column), (row, column + 1),
-  /// (row + 8, column), (row + 8, column + 1).
-  void forEachAccumulatorBlock(
-      ValueRange acc, function_ref<void(Value, Value, ArrayRef<Value>)> write);
   int64_t nSubtiles() const { return shape.n / (8 * kMmaWarps); }
   /// Elements of a row of the tile as the kernel sees it (before the
   /// swizzle and the wgmma blocking of B).
@@ -196,7 +209,8 @@ private:
   /// sA at a multiple of `alignment` bytes (the launch asks for alignment -
   /// 16 bytes beyond the tiles, dynamic shared memory being 16-byte aligned).
   void viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
-                               int64_t bytesA, int64_t alignment);
+                               int64_t bytesA, int64_t alignment,
+                               ArrayRef<MemRefType> workspaceTypes);
   /// wgmma's descriptor of this warpgroup's 64 rows of stage `stage` of
   /// A, at k16 step `k16`, and of all n of B there.
   Value descriptorA(Value stage, int64_t k16);
@@ -229,8 +243,6 @@ private:
   int64_t stages;
   bool aKMajor;
   bool warpgroup;
-  /// Threads of the block.
-  int64_t numThreads;
   /// warp: the warp within its warpgroup.
   Value lane, group, inGroup, warp, warpColumn, warpgroupIndex;
   /// With wgmma: the shared-memory addresses (i64) of sA and sB.

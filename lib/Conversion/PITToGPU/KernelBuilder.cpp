@@ -27,6 +27,20 @@ Value KernelBuilder::ult(Value x, Value y) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
 }
 
+Value KernelBuilder::inclusiveWarpSum(Value value) {
+  auto i32 = [&](int64_t constant) -> Value {
+    return arith::ConstantIntOp::create(b, loc, constant, 32);
+  };
+  for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
+    auto up = gpu::ShuffleOp::create(b, loc, value, i32(offset),
+                                     i32(kWarpSize), gpu::ShuffleMode::UP);
+    Value added = arith::SelectOp::create(b, loc, up.getValid(),
+                                          up.getShuffleResult(), i32(0));
+    value = arith::AddIOp::create(b, loc, value, added);
+  }
+  return value;
+}
+
 gpu::LaunchOp mlir::pit::createLaunch(OpBuilder &b, Location loc,
                                       int64_t numBlocks, int64_t blockSize,
                                       TypeRange workgroupBuffers) {

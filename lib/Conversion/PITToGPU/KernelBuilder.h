@@ -31,7 +31,14 @@ struct KernelBuilder {
   Value div(Value x, int64_t y);
   Value rem(Value x, int64_t y);
   Value ult(Value x, Value y);
+
+  /// The sum of the i32 `value` over this lane and the lanes below it in
+  /// its warp (every lane of the warp must get here).
+  Value inclusiveWarpSum(Value value);
 };
+
+/// Lanes of a warp.
+constexpr int64_t kWarpSize = 32;
 
 } // namespace mlir::pit
 

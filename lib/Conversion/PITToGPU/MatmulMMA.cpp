@@ -9,6 +9,9 @@
 // * Gathered along m (rows of A): one block per tile of gathered rows, one
 //   k segment and one n tile; it scatters its rows back into C with atomic
 //   adds, since other k segments add into the same rows.
+// * Gathered along m with a panel (pit.stile `panel`): one block per panel
+//   of C's rows and n tile walks every k segment, adds the segment's rows
+//   that fall in its panel up in shared memory and stores the panel once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +68,11 @@ struct MatmulTile {
   /// Whether the chip has wgmma (the kernel uses it where the block's
   /// shape and A's layout allow).
   bool warpgroupMma = false;
+  /// Gathered along m: the rows of C a block owns (pit.stile `panel`), or
+  /// 0 for atomic adds.
+  int64_t panelRows = 0;
+  /// Shared memory a block may ask for on the chip.
+  int64_t sharedBytesPerBlock = 0;
 };
 
 /// Shared-memory stages of a block of `shape`: `wanted` (1 to 4), fewer
@@ -168,6 +176,41 @@ void foldZeroFill(RewriterBase &rewriter, Operation *op, MatmulTile &tile) {
     rewriter.eraseOp(tile.zeroFill);
 }
 
+/// Gathered along m with a panel: the rows of a block's unit of gathered
+/// rows (one multiplication, then added into the panel), the stages of its
+/// copies, and the shared memory the block takes.
+constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
+
+int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
+                         int64_t stages, int64_t numSegments) {
+  int64_t units = numSegments * llvm::divideCeil(panelRows, shape.m);
+  // The panel and a spare row, the tiles, the unit lists, and the
+  // alignment the tiles start at.
+  return (panelRows + 1) * shape.n * 4 + stages * shape.sharedBytes() +
+         4 * (units + numSegments + stages * shape.m + 1) + 5 * 16 + 1024;
+}
+
+/// Why an STile gathered along m cannot run its `panel` (empty if it can):
+/// the block keeps panel x n f32 in shared memory, XOR-swizzled in runs of
+/// 8 columns over 4 rows, and stores it in 16-byte pieces.
+std::string whyNoPanel(STileOp op, const MatmulTile &tile,
+                       const MmaKernelOptions &options) {
+  auto cType = cast<MemRefType>(tile.c.getType());
+  if (!cType.hasStaticShape() || !cType.getLayout().isIdentity())
+    return "C is not static and contiguous";
+  if (tile.shape.n % 32 != 0)
+    return "the tile's n is not a multiple of 32";
+  if (tile.shape.m != kPanelUnitRows)
+    return "the tile's m is not " + std::to_string(kPanelUnitRows);
+  int64_t bytes = panelSharedBytes(tile.shape, *op.getPanel(), 2,
+                                   op.getNumSegments());
+  if (bytes > options.sharedBytesPerBlock)
+    return "it needs " + std::to_string(bytes) +
+           " bytes of shared memory, the chip allows " +
+           std::to_string(options.sharedBytesPerBlock);
+  return "";
+}
+
 /// Recognises the body pit-sparsify writes for a matmul gathered along k
 /// (A's columns with B's rows) or along m (A's rows, scattered into C).
 FailureOr<MatmulTile> matchMatmulTile(STileOp op,
@@ -252,6 +295,7 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
       tile.shape.k = options.chunk;
   }
   tile.warpgroupMma = options.warpgroupMma;
+  tile.sharedBytesPerBlock = options.sharedBytesPerBlock;
   tile.stages = options.stages;
   tile.microK = microK;
   tile.microM = microM;
@@ -259,6 +303,15 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   tile.vectorAtomics = options.vectorAtomics && cType.hasStaticShape() &&
                        cType.getLayout().isIdentity() &&
                        cType.getShape().back() % 4 == 0;
+  if (alongM && op.getPanel()) {
+    std::string why = whyNoPanel(op, tile, options);
+    if (why.empty())
+      tile.panelRows = *op.getPanel();
+    else
+      op.emitRemark("panel of ")
+          << *op.getPanel() << " rows left out (" << why
+          << "): the tile adds into C with atomics";
+  }
   // A's gathered pieces narrower than a copy go through registers, in
   // 16-byte pieces spread evenly over the block.
   bool narrowA = !alongM && microK % kVector != 0;
@@ -484,6 +537,409 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
       });
 }
 
+/// The index of an STile gathered along m, sorted by panel: for each
+/// segment and panel, the count of the segment's micro-tiles in the panel
+/// (memref<segments x panels x i32>) and their positions within it
+/// (memref<segments x panels x micro-tiles a panel x i32>), in no order.
+struct PanelIndex {
+  Value counts, positions;
+};
+
+/// Blocks of the kernel that sorts an index by panel; past that, threads
+/// take several slots.
+constexpr int64_t kSortBlocks = 512, kSortThreads = 256;
+
+/// Sorts the STile's index by panel of `t.panelRows` rows: the counts are
+/// cleared (a fill, which becomes a memset, or a kernel inside a variant of
+/// run-time selection), then a thread for each slot of the index claims a
+/// slot in its panel with an atomic add.
+PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
+  KernelBuilder k{b, loc};
+  int64_t numPanels = t.extentM / t.panelRows;
+  int64_t capacity = t.extentM / t.microM;
+  int64_t panelCapacity = t.panelRows / t.microM;
+  Type i32 = b.getI32Type();
+  PanelIndex index;
+  index.counts = memref::AllocOp::create(
+      b, loc, MemRefType::get({t.numSegments, numPanels}, i32));
+  index.positions = memref::AllocOp::create(
+      b, loc, MemRefType::get({t.numSegments, numPanels, panelCapacity}, i32));
+  linalg::FillOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 32).getResult(),
+                         index.counts);
+
+  OpBuilder::InsertionGuard guard(b);
+  int64_t slots = t.numSegments * capacity;
+  int64_t numBlocks =
+      std::min<int64_t>(llvm::divideCeil(slots, kSortThreads), kSortBlocks);
+  gpu::LaunchOp launch = createLaunch(b, loc, numBlocks, kSortThreads);
+  Value first = k.add(k.mul(launch.getBlockIds().x, k.index(kSortThreads)),
+                      launch.getThreadIds().x);
+  auto loop = scf::ForOp::create(b, loc, first, k.index(slots),
+                                 k.index(numBlocks * kSortThreads));
+  b.setInsertionPointToStart(loop.getBody());
+  Value slot = loop.getInductionVar();
+  Value segment = k.div(slot, capacity);
+  Value within = k.rem(slot, capacity);
+  auto ifReal = scf::IfOp::create(
+      b, loc, k.ult(within, loadCount(k, t.counts, segment)), false);
+  b.setInsertionPoint(ifReal.thenBlock()->getTerminator());
+  Value position = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      memref::LoadOp::create(b, loc, t.positions, ValueRange{segment, within}));
+  Value panel = k.div(position, panelCapacity);
+  Value claimed = memref::AtomicRMWOp::create(
+      b, loc, arith::AtomicRMWKind::addi,
+      arith::ConstantIntOp::create(b, loc, 1, 32), index.counts,
+      ValueRange{segment, panel});
+  Value inPanel = arith::IndexCastOp::create(
+      b, loc, i32, k.rem(position, panelCapacity));
+  memref::StoreOp::create(
+      b, loc, inPanel, index.positions,
+      ValueRange{segment, panel,
+                 arith::IndexCastOp::create(b, loc, b.getIndexType(), claimed)});
+  return index;
+}
+
+/// Gathered along m with a panel: a block per (panel of t.panelRows rows of
+/// C, n tile) keeps its panel in shared memory (f32) and walks every k
+/// segment. A segment's micro-tiles in the panel (from the sorted index)
+/// make units of up to m gathered rows; a unit's rows of A and the
+/// segment's rows of B are copied in (`stages` deep), multiplied, and added
+/// into the panel rows they came from. The panel is stored into C once:
+/// no atomics, and C is neither cleared nor read where it was only zeroed.
+///
+/// With wgmma the multiplication of a unit runs while the unit before is
+/// added into the panel. A unit's row positions are loaded a round before
+/// the round that issues its copies, so that their latency overlaps a
+/// round's work.
+void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
+                      const PanelIndex &index) {
+  KernelBuilder k{b, loc};
+  const MmaTileShape &s = t.shape;
+  int64_t panelRows = t.panelRows;
+  int64_t numPanels = t.extentM / panelRows;
+  int64_t panelCapacity = panelRows / t.microM;
+  int64_t unitsPerSegment = llvm::divideCeil(panelRows, s.m);
+  int64_t stages = kPanelStages;
+  while (stages > 2 && panelSharedBytes(s, panelRows, stages, t.numSegments) >
+                           t.sharedBytesPerBlock)
+    --stages;
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  SmallVector<MemRefType> workspace{
+      MemRefType::get({panelRows + 1, s.n}, f32),
+      MemRefType::get({t.numSegments * unitsPerSegment}, i32),
+      MemRefType::get({t.numSegments}, i32),
+      MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32)};
+  BlockMma mma(b, loc, s, numPanels * (t.extentN / s.n), stages,
+               /*aKMajor=*/false, t.warpgroupMma, workspace);
+  // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
+  // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
+  // each row of a stage's unit as a row of the panel (-1: padding).
+  Value panel = mma.workspace[0], units = mma.workspace[1],
+        segmentRows = mma.workspace[2], unitRows = mma.workspace[3],
+        numUnitsBuffer = mma.workspace[4];
+  int64_t threads = mma.numThreads;
+  auto i32Constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, value, 32);
+  };
+  auto toIndex = [&](Value value) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+  };
+  auto toI32 = [&](Value value) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, value);
+  };
+  // Panels vary fastest: the blocks at work share a few column slabs of B.
+  Value panelIndex = k.rem(mma.blockId, numPanels);
+  Value r0 = k.mul(panelIndex, k.index(panelRows));
+  Value n0 = k.mul(k.div(mma.blockId, numPanels), k.index(s.n));
+  // Element (row, column) of the panel: runs of 8 columns XORed with the
+  // row, so that the 4 rows a half warp adds into in one access spread
+  // over the banks.
+  auto panelAt = [&](Value row, Value column) -> SmallVector<Value> {
+    Value pattern = k.mul(k.rem(row, 4), k.index(8));
+    return {row, arith::XOrIOp::create(b, loc, column, pattern)};
+  };
+  // Each row of the panel in pieces of 4 columns, spread over the block.
+  auto forEachPanelPiece = [&](function_ref<void(Value, Value)> body) {
+    int64_t pieces = panelRows * s.n / 4;
+    auto loop = scf::ForOp::create(b, loc, mma.tid, k.index(pieces),
+                                   k.index(threads));
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value piece = loop.getInductionVar();
+    body(k.div(piece, s.n / 4), k.mul(k.rem(piece, s.n / 4), k.index(4)));
+  };
+  auto pieceType = VectorType::get({4}, f32);
+
+  // The panel starts at C's values, or at zeros where C was only cleared.
+  forEachPanelPiece([&](Value row, Value column) {
+    Value value =
+        t.zeroFill
+            ? arith::ConstantOp::create(
+                  b, loc, DenseElementsAttr::get(pieceType, 0.0f))
+                  .getResult()
+            : vector::LoadOp::create(
+                  b, loc, pieceType, t.c,
+                  ValueRange{k.add(r0, row), k.add(n0, column)})
+                  .getResult();
+    vector::StoreOp::create(b, loc, value, panel, panelAt(row, column));
+  });
+
+  // The first warp lists the units: a lane per segment, 32 segments a
+  // round, each lane's units after those of the lanes before it.
+  {
+    Value lane = k.rem(mma.tid, kWarpSize);
+    auto ifFirstWarp =
+        scf::IfOp::create(b, loc, k.ult(mma.tid, k.index(kWarpSize)), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifFirstWarp.thenBlock()->getTerminator());
+    int64_t rounds = llvm::divideCeil(t.numSegments, kWarpSize);
+    auto loop = scf::ForOp::create(b, loc, k.index(0), k.index(rounds),
+                                   k.index(1), ValueRange{i32Constant(0)});
+    {
+      OpBuilder::InsertionGuard body(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value base = loop.getRegionIterArgs()[0];
+      Value segment = k.add(k.mul(loop.getInductionVar(), k.index(kWarpSize)),
+                            lane);
+      Value inRange = k.ult(segment, k.index(t.numSegments));
+      Value clamped = arith::MinUIOp::create(b, loc, segment,
+                                             k.index(t.numSegments - 1));
+      Value count = memref::LoadOp::create(b, loc, index.counts,
+                                           ValueRange{clamped, panelIndex});
+      count = arith::SelectOp::create(b, loc, inRange, count, i32Constant(0));
+      Value rows = arith::MulIOp::create(b, loc, count, i32Constant(t.microM));
+      Value unitsHere = arith::DivUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, rows, i32Constant(s.m - 1)),
+          i32Constant(s.m));
+      {
+        auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
+        OpBuilder::InsertionGuard store(b);
+        b.setInsertionPoint(ifInRange.thenBlock()->getTerminator());
+        memref::StoreOp::create(b, loc, rows, segmentRows, segment);
+      }
+      Value inclusive = k.inclusiveWarpSum(unitsHere);
+      Value start = toIndex(arith::SubIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, base, inclusive), unitsHere));
+      auto listUnits = scf::ForOp::create(b, loc, k.index(0),
+                                          toIndex(unitsHere), k.index(1));
+      {
+        OpBuilder::InsertionGuard list(b);
+        b.setInsertionPointToStart(listUnits.getBody());
+        Value j = listUnits.getInductionVar();
+        Value entry =
+            toI32(k.add(k.mul(segment, k.index(unitsPerSegment)), j));
+        memref::StoreOp::create(b, loc, entry, units, k.add(start, j));
+      }
+      Value total = gpu::ShuffleOp::create(b, loc, inclusive,
+                                           i32Constant(kWarpSize - 1),
+                                           i32Constant(kWarpSize),
+                                           gpu::ShuffleMode::IDX)
+                        .getShuffleResult();
+      scf::YieldOp::create(b, loc,
+                           ValueRange{arith::AddIOp::create(b, loc, base, total)});
+    }
+    auto ifFirstLane = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              k.index(0)),
+        false);
+    b.setInsertionPoint(ifFirstLane.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, loop.getResult(0), numUnitsBuffer,
+                            k.index(0));
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value numUnits = toIndex(
+      memref::LoadOp::create(b, loc, numUnitsBuffer, ValueRange{k.index(0)}));
+
+  // A unit's copies of A: m rows of 16-byte pieces, whole rounds of the
+  // block. `prepare` loads the panel row of each of this thread's pieces
+  // (-1 for padding past the segment's rows); `issue` copies them.
+  int64_t piecesPerRow = s.k / kVector;
+  int64_t rounds = s.m * piecesPerRow / threads;
+  auto unitSegment = [&](Value unit) {
+    Value entry = toIndex(memref::LoadOp::create(b, loc, units, unit));
+    return std::pair{k.div(entry, unitsPerSegment),
+                     k.rem(entry, unitsPerSegment)};
+  };
+  auto pieceOf = [&](int64_t round) {
+    Value piece = k.add(mma.tid, k.index(round * threads));
+    return std::pair{k.div(piece, piecesPerRow),
+                     k.mul(k.rem(piece, piecesPerRow), k.index(kVector))};
+  };
+  auto prepare = [&](Value unit, Value present) {
+    auto ifPresent = scf::IfOp::create(
+        b, loc, present,
+        [&](OpBuilder &, Location) {
+          auto [segment, j] = unitSegment(unit);
+          Value rows = toIndex(memref::LoadOp::create(b, loc, segmentRows,
+                                                      segment));
+          SmallVector<Value> locals;
+          for (int64_t round = 0; round < rounds; ++round) {
+            Value gathered =
+                k.add(k.mul(j, k.index(s.m)), pieceOf(round).first);
+            Value valid = k.ult(gathered, rows);
+            Value slot = arith::MinUIOp::create(
+                b, loc, k.div(gathered, t.microM), k.index(panelCapacity - 1));
+            Value position = memref::LoadOp::create(
+                b, loc, index.positions, ValueRange{segment, panelIndex, slot});
+            Value local = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, position,
+                                      i32Constant(t.microM)),
+                toI32(k.rem(gathered, t.microM)));
+            locals.push_back(
+                arith::SelectOp::create(b, loc, valid, local, i32Constant(-1)));
+          }
+          scf::YieldOp::create(b, loc, locals);
+        },
+        [&](OpBuilder &, Location) {
+          scf::YieldOp::create(
+              b, loc, SmallVector<Value>(rounds, i32Constant(-1)));
+        });
+    return SmallVector<Value>(ifPresent.getResults());
+  };
+  auto issue = [&](Value stage, Value unit, ValueRange locals) {
+    Value k0 = k.mul(unitSegment(unit).first, k.index(s.k));
+    for (int64_t round = 0; round < rounds; ++round) {
+      auto [row, column] = pieceOf(round);
+      Value local = locals[round];
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          local, i32Constant(0));
+      Value source = k.add(
+          r0, toIndex(arith::MaxSIOp::create(b, loc, local, i32Constant(0))));
+      mma.copy(mma.sA, stage, row, column, t.a,
+               ValueRange{source, k.add(k0, column)}, valid);
+      // The thread that copies a row's first piece records the row.
+      auto ifFirstPiece = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, column,
+                                k.index(0)),
+          false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifFirstPiece.thenBlock()->getTerminator());
+      memref::StoreOp::create(b, loc, local, unitRows, ValueRange{stage, row});
+    }
+    mma.spread(s.k * s.n / kVector, [&](Value v) {
+      Value row = k.div(v, s.n / kVector);
+      Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+      mma.copy(mma.sB, stage, row, column, t.b,
+               ValueRange{k.add(k0, row), k.add(n0, column)}, Value());
+    });
+  };
+  auto issueIf = [&](Value present, Value stage, Value unit,
+                     ValueRange locals) {
+    auto ifPresent = scf::IfOp::create(b, loc, present, false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
+    issue(stage, unit, locals);
+  };
+  // Adds a unit's product into the panel rows its rows came from; padding
+  // rows go to the spare row past the panel, which is never stored. A
+  // unit's rows are distinct, so all of a thread's loads may go before its
+  // stores, and no branch keeps them apart.
+  auto addIntoPanel = [&](ValueRange acc, Value stage) {
+    auto pairType = VectorType::get({2}, f32);
+    DenseMap<std::pair<Value, int64_t>, Value> localRows;
+    auto panelRow = [&](Value row, int64_t below) {
+      Value &local = localRows[{row, below}];
+      if (!local) {
+        Value loaded = memref::LoadOp::create(
+            b, loc, unitRows, ValueRange{stage, k.add(row, k.index(below))});
+        Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                           loaded, i32Constant(0));
+        local = toIndex(arith::SelectOp::create(b, loc, real, loaded,
+                                                i32Constant(panelRows)));
+      }
+      return local;
+    };
+    SmallVector<std::pair<SmallVector<Value>, Value>> sums;
+    mma.forEachAccumulatorBlock(acc, [&](Value row, Value column,
+                                         ArrayRef<Value> values) {
+      for (int64_t half = 0; half < 2; ++half) {
+        SmallVector<Value> at = panelAt(panelRow(row, 8 * half), column);
+        Value old = vector::LoadOp::create(b, loc, pairType, panel, at);
+        Value pair = vector::FromElementsOp::create(
+            b, loc, pairType,
+            ValueRange{values[2 * half], values[2 * half + 1]});
+        sums.push_back({at, arith::AddFOp::create(b, loc, old, pair)});
+      }
+    });
+    for (auto &[at, sum] : sums)
+      vector::StoreOp::create(b, loc, sum, panel, at);
+  };
+
+  // The first stages - 1 units, a copy group each.
+  for (int64_t ahead = 0; ahead < stages - 1; ++ahead) {
+    Value unit = k.index(ahead);
+    Value present = k.ult(unit, numUnits);
+    issueIf(present, unit, unit, prepare(unit, present));
+    mma.commitCopies();
+  }
+  // The loop carries the accumulators of the unit before and the row
+  // positions of the next unit to issue, loaded a round ahead.
+  SmallVector<Value> carried = mma.zeroAccumulators();
+  int64_t numAccumulators = carried.size();
+  Value firstAhead = k.index(stages - 1);
+  llvm::append_range(carried,
+                     prepare(firstAhead, k.ult(firstAhead, numUnits)));
+  auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
+                                 carried);
+  {
+    OpBuilder::InsertionGuard body(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value unit = loop.getInductionVar();
+    ValueRange iterArgs = loop.getRegionIterArgs();
+    SmallVector<Value> previous(iterArgs.take_front(numAccumulators));
+    ValueRange locals = iterArgs.drop_front(numAccumulators);
+    Value ahead = k.add(unit, k.index(stages - 1));
+    Value hasAhead = k.ult(ahead, numUnits);
+    Value next = k.add(ahead, k.index(1));
+    SmallVector<Value> nextLocals = prepare(next, k.ult(next, numUnits));
+    // Unit u has landed once all groups but the newest stages - 2 have.
+    mma.waitForCopies(stages - 2);
+    SmallVector<Value> acc = mma.zeroAccumulators();
+    mma.startMultiply(acc, k.rem(unit, stages));
+    {
+      auto ifPrevious = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, unit,
+                                k.index(0)),
+          false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
+      Value previousStage = k.rem(k.add(unit, k.index(stages - 1)), stages);
+      addIntoPanel(previous, previousStage);
+    }
+    mma.finishMultiply();
+    // Every warp is done with unit u - 1's stage: unit u + stages - 1
+    // takes it.
+    gpu::BarrierOp::create(b, loc);
+    issueIf(hasAhead, k.rem(ahead, stages), ahead, locals);
+    mma.commitCopies();
+    acc.append(nextLocals);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  {
+    auto ifAny = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numUnits,
+                              k.index(0)),
+        false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifAny.thenBlock()->getTerminator());
+    Value last = k.rem(k.add(numUnits, k.index(stages - 1)), stages);
+    addIntoPanel(loop.getResults().take_front(numAccumulators), last);
+  }
+  gpu::BarrierOp::create(b, loc);
+  forEachPanelPiece([&](Value row, Value column) {
+    Value value =
+        vector::LoadOp::create(b, loc, pieceType, panel, panelAt(row, column));
+    vector::StoreOp::create(b, loc, value, t.c,
+                            ValueRange{k.add(r0, row), k.add(n0, column)});
+  });
+}
+
 /// The block of a dense matmul: with no index to follow, a block may cover
 /// many rows, and 128 x 128 reads A and B half as often from L2 as the
 /// 32-row blocks of a gathered segment. With wgmma, 128 x 256, a warpgroup
@@ -600,7 +1056,15 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
         memref::AllocOp::create(rewriter, op.getLoc(), copyType);
     copies.push_back({detect, matched->compactedA});
   }
-  if (matched->alongM) {
+  if (matched->alongM && matched->panelRows) {
+    // A block owns its panel: C's fill folds into the panel's start.
+    foldZeroFill(rewriter, op, *matched);
+    PanelIndex index = buildPanelIndex(rewriter, op.getLoc(), *matched);
+    buildPanelAlongM(rewriter, op.getLoc(), *matched, index);
+    rewriter.setInsertionPointAfter(op);
+    memref::DeallocOp::create(rewriter, op.getLoc(), index.counts);
+    memref::DeallocOp::create(rewriter, op.getLoc(), index.positions);
+  } else if (matched->alongM) {
     // Other k segments add into the same elements: C's fill stays.
     rewriter.setInsertionPoint(op);
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);

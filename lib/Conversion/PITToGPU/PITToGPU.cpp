@@ -443,6 +443,20 @@ bool hasVectorAtomics(StringRef chip) {
 /// instructions).
 bool hasWarpgroupMma(StringRef chip) { return chip == "sm_90a"; }
 
+/// Shared memory a block may ask for on `chip`: 227 KiB from sm_90 on, 163
+/// KiB on sm_80 and sm_87, 99 KiB on the other sm_8x chips, 48 KiB before.
+int64_t sharedBytesPerBlock(StringRef chip) {
+  unsigned version = 0;
+  if (!chip.consume_front("sm_") ||
+      chip.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 48 * 1024;
+  if (version >= 90)
+    return 227 * 1024;
+  if (version == 80 || version == 87)
+    return 163 * 1024;
+  return version >= 80 ? 99 * 1024 : 48 * 1024;
+}
+
 struct ConvertPITToGPUPass
     : public pit::impl::ConvertPITToGPUBase<ConvertPITToGPUPass> {
   using Base::Base;
@@ -465,7 +479,8 @@ struct ConvertPITToGPUPass
       SmallVector<CompactedCopy> copies;
       MmaKernelOptions mmaOptions{mmaBlockColumns, mmaChunk, mmaStages,
                                   hasVectorAtomics(chip),
-                                  hasWarpgroupMma(chip)};
+                                  hasWarpgroupMma(chip),
+                                  sharedBytesPerBlock(chip)};
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.

@@ -38,6 +38,8 @@ struct MmaKernelOptions {
   /// Whether the chip has wgmma (sm_90a): blocks whose shape allows it
   /// multiply with it instead of mma.sync.
   bool warpgroupMma = false;
+  /// Shared memory a block may ask for on the chip.
+  int64_t sharedBytesPerBlock = 48 * 1024;
 };
 
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32

@@ -34,7 +34,7 @@ using namespace mlir::pit;
 
 namespace {
 
-constexpr int64_t kVectorBytes = 16, kWarpSize = 32;
+constexpr int64_t kVectorBytes = 16;
 /// Bands up to this many rows are loaded unrolled, all loads in flight.
 constexpr int64_t kUnrolledRows = 32;
 /// Rows a thread scans when gathering along the rows, claiming its
@@ -449,14 +449,7 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
     // An inclusive prefix sum of the claimed counts over the warp; its
     // last lane has the warp's total, which lane 0 claims. Each lane starts
     // where the lanes before it end.
-    Value inclusive = claimed;
-    for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
-      auto up = gpu::ShuffleOp::create(b, loc, inclusive, i32(offset),
-                                       i32(kWarpSize), gpu::ShuffleMode::UP);
-      Value added = arith::SelectOp::create(b, loc, up.getValid(),
-                                            up.getShuffleResult(), i32(0));
-      inclusive = arith::AddIOp::create(b, loc, inclusive, added);
-    }
+    Value inclusive = k.inclusiveWarpSum(claimed);
     Value total = shuffle(inclusive, i32(kWarpSize - 1), gpu::ShuffleMode::IDX);
     Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             lane, k.index(0));

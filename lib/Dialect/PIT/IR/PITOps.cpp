@@ -220,7 +220,7 @@ LogicalResult SelectOp::verify() {
 void STileOp::build(OpBuilder &builder, OperationState &state, Value counts,
                     ArrayRef<int64_t> domain, ArrayRef<int64_t> tile,
                     ArrayRef<int64_t> microTile, int64_t pitAxis,
-                    AffineMap sparseMap, bool keepTile) {
+                    AffineMap sparseMap, bool keepTile, int64_t panel) {
   state.addOperands(counts);
   state.addAttribute(getDomainAttrName(state.name),
                      builder.getDenseI64ArrayAttr(domain));
@@ -234,6 +234,9 @@ void STileOp::build(OpBuilder &builder, OperationState &state, Value counts,
                      AffineMapAttr::get(sparseMap));
   if (keepTile)
     state.addAttribute(getKeepTileAttrName(state.name), builder.getUnitAttr());
+  if (panel)
+    state.addAttribute(getPanelAttrName(state.name),
+                       builder.getI64IntegerAttr(panel));
   Region *body = state.addRegion();
   SmallVector<Type> argTypes(domain.size() + 1, builder.getIndexType());
   SmallVector<Location> argLocs(argTypes.size(), state.location);
@@ -318,6 +321,17 @@ LogicalResult STileOp::verify() {
              << tile[loop] << " of loop " << loop
              << " must equal its micro-tile extent " << microTile[result]
              << ", since a tile lies in one segment";
+  }
+
+  // A panel is whole micro-tiles of the PIT axis and splits its extent.
+  if (std::optional<int64_t> panel = getPanel()) {
+    int64_t micro = microTile[*map.getResultPosition(
+        getAffineDimExpr(pitAxis, getContext()))];
+    if (*panel % micro != 0 || domain[pitAxis] % *panel != 0)
+      return emitOpError("panel ")
+             << *panel << " must be whole micro-tiles (" << micro
+             << ") and divide the extent " << domain[pitAxis]
+             << " of the PIT axis";
   }
 
   if (failed(verifyIndexExtent(*this, "counts", getCounts().getType(), 0,

@@ -139,6 +139,15 @@ def PIT_STileOp : PIT_Op<"stile", [
     `tile`: pit-sparsify sets it on the STiles of the variants of the STile
     database that name their tile, which was measured as such.
 
+    With `panel` (for a tile whose output is scattered along `pit_axis`,
+    which segments add into: rows of A gathered in `C += A x B`), a
+    lowering may give each block `panel` consecutive coordinates of the
+    output along that axis to own: the block walks every segment, adds the
+    partial tiles that land in its panel up on chip, and writes the panel
+    once, where other lowerings add each tile into the output with atomics.
+    pit-sparsify sets it from the STile database. The CPU lowering ignores
+    it.
+
     The body runs once per tile, in no particular order and possibly in
     parallel. Its block arguments are the tile's origin in each loop of the
     domain (the compacted origin along `pit_axis`), then the segment number.
@@ -170,7 +179,8 @@ def PIT_STileOp : PIT_Op<"stile", [
     DenseI64ArrayAttr:$micro_tile,
     ConfinedAttr<I64Attr, [IntNonNegative]>:$pit_axis,
     AffineMapAttr:$sparse_map,
-    UnitAttr:$keep_tile
+    UnitAttr:$keep_tile,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$panel
   );
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -183,7 +193,8 @@ def PIT_STileOp : PIT_Op<"stile", [
                    "::llvm::ArrayRef<int64_t>":$microTile,
                    "int64_t":$pitAxis,
                    "::mlir::AffineMap":$sparseMap,
-                   CArg<"bool", "false">:$keepTile)>
+                   CArg<"bool", "false">:$keepTile,
+                   CArg<"int64_t", "0">:$panel)>
   ];
   let extraClassDeclaration = [{
     /// Number of loops of the iteration domain.

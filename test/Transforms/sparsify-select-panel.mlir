@@ -1,0 +1,62 @@
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=GPU
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_75" 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALL
+
+// A variant of 1x64 gathered along m may name the panel of C's rows that a
+// block owns (pit.stile `panel`) instead of adding its rows into C with
+// atomics. Both kinds share the detection. A panel that does not split the
+// rows is left out with the reason.
+// CHECK-LABEL: func @rows
+// CHECK: pit.detect %{{.+}} micro_tile [1, 64] axis 0 into %[[INDEX:[^,]+]],
+// CHECK-NOT: pit.detect
+// CHECK: scf.index_switch
+// CHECK: case 0 {
+// CHECK: pit.stile {{.*}} tile [32, 64, 64] micro_tile [1, 64] pit_axis 0 {{.*}} attributes {keep_tile} {
+// CHECK: case 1 {
+// CHECK: pit.stile {{.*}} tile [64, 64, 64] micro_tile [1, 64] pit_axis 0 {{.*}} attributes {keep_tile, panel = 256 : i64} {
+// CHECK: default {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.matmul
+
+// The panel's kernels: the index is sorted by panel (counts of 4 segments
+// x 2 panels, cleared on the stream, claimed with atomic adds), then a
+// block of one warpgroup for each panel of 256 rows and 64 columns keeps
+// the panel in shared memory (f32, and a spare row that padding rows add
+// into), with 4 stages of the 64x64 A and B
+// tiles, the list of units (4 segments x 4 units of 64 rows), each
+// segment's rows, and each stage's rows. The clearing of C folds away: the
+// panel starts at zeros and is stored once, with no atomics.
+// GPU: case 1 {
+// GPU-NOT: gpu.memset {{.+}} : memref<512x128xf32>
+// GPU: gpu.alloc  () : memref<4x2xi32>
+// GPU: gpu.alloc  () : memref<4x2x256xi32>
+// GPU: gpu.memset  %{{.+}}, %{{.+}} : memref<4x2xi32>, i32
+// GPU: gpu.launch
+// GPU: memref.atomic_rmw addi %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : (i32, memref<4x2xi32>) -> i32
+// GPU: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}, {{.+}}) dynamic_shared_memory_size
+// GPU: memref.view {{.+}} to memref<4x64x64xf16, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<4x1x64x64xf16, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<257x64xf32, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<16xi32, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<4xi32, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<4x64xi32, #gpu.address_space<workgroup>>
+// GPU: gpu.shuffle  up
+// GPU: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 16>
+// GPU: nvvm.wgmma.wait.group.sync.aligned 1
+// GPU-NOT: atomic_rmw addf
+// GPU: nvvm.wgmma.wait.group.sync.aligned 0
+// GPU-NOT: atomic_rmw addf
+// GPU: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<512x128xf32>, vector<4xf32>
+// GPU: default {
+
+// Where the panel does not fit in a block's shared memory, the tile keeps
+// its atomics, and says so.
+// SMALL: remark: panel of 256 rows left out (it needs 100260 bytes of shared memory, the chip allows 49152): the tile adds into C with atomics
+func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<512x128xf32>)
+  // expected-remark @+1 {{pit-sparsify: variant 2 of the latency table left out: panel 96 is not whole micro-tiles of 1 that divide the extent 512 of loop 0}}
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
+      ins(%a, %b : memref<512x256xf16>, memref<256x128xf16>) outs(%c : memref<512x128xf32>)
+  return
+}
