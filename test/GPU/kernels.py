@@ -86,9 +86,9 @@ def cases():
                 dict(m=256, n=512, k=256, t="f16", mt="32x1",
                      table=SELECTION_TABLE), -1, False))
     # 1x64 gathered along m, with atomics (32x64x64) or a block owning a
-    # panel of 256 rows of C (64x64x64): by the table, atomics at 99-100%
-    # sparsity, the panel at 50-90%, dense at 0%. Cleared, the panel starts
-    # at zeros; accumulating, at C.
+    # panel of 256 rows of C (64x128x64, two warpgroups of 64 columns): by
+    # the table, atomics at 99-100% sparsity, the panel at 50-90%, dense at
+    # 0%. Cleared, the panel starts at zeros; accumulating, at C.
     for suffix, template in [("", MATMUL_CLEARED), ("_accumulate", MATMUL)]:
         out.append((f"small_select_512x128_1x64_panel{suffix}", template,
                     dict(m=512, n=128, k=256, t="f16", mt="1x64",

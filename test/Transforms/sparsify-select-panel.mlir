@@ -13,18 +13,19 @@
 // CHECK: case 0 {
 // CHECK: pit.stile {{.*}} tile [32, 64, 64] micro_tile [1, 64] pit_axis 0 {{.*}} attributes {keep_tile} {
 // CHECK: case 1 {
-// CHECK: pit.stile {{.*}} tile [64, 64, 64] micro_tile [1, 64] pit_axis 0 {{.*}} attributes {keep_tile, panel = 256 : i64} {
+// CHECK: pit.stile {{.*}} tile [64, 128, 64] micro_tile [1, 64] pit_axis 0 {{.*}} attributes {keep_tile, panel = 256 : i64} {
 // CHECK: default {
 // CHECK-NEXT: linalg.fill
 // CHECK-NEXT: linalg.matmul
 
 // The panel's kernels: the index is sorted by panel (counts of 4 segments
 // x 2 panels, cleared on the stream, claimed with atomic adds), then a
-// block of one warpgroup for each panel of 256 rows and 64 columns keeps
-// the panel in shared memory (f32, and a spare row that padding rows add
-// into), with 4 stages of the 64x64 A and B
-// tiles, the list of units (4 segments x 4 units of 64 rows), each
-// segment's rows, and each stage's rows. The clearing of C folds away: the
+// block for each panel of 256 rows and 128 columns keeps the panel in
+// shared memory (f32, rows padded by 8 columns, and a spare row that
+// padding rows add into) next to 3 stages of the 64x64 A tile and the
+// 64x128 B tile (4 do not fit), the list of units (4 segments x 4 units of
+// 64 rows), each segment's rows and each stage's rows. Two warpgroups
+// share each unit, 64 columns each. The clearing of C folds away: the
 // panel starts at zeros and is stored once, with no atomics.
 // GPU: case 1 {
 // GPU-NOT: gpu.memset {{.+}} : memref<512x128xf32>
@@ -33,13 +34,13 @@
 // GPU: gpu.memset  %{{.+}}, %{{.+}} : memref<4x2xi32>, i32
 // GPU: gpu.launch
 // GPU: memref.atomic_rmw addi %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : (i32, memref<4x2xi32>) -> i32
-// GPU: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}, {{.+}}) dynamic_shared_memory_size
-// GPU: memref.view {{.+}} to memref<4x64x64xf16, #gpu.address_space<workgroup>>
-// GPU: memref.view {{.+}} to memref<4x1x64x64xf16, #gpu.address_space<workgroup>>
-// GPU: memref.view {{.+}} to memref<257x64xf32, #gpu.address_space<workgroup>>
+// GPU: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c256{{.*}}, {{.+}}) dynamic_shared_memory_size
+// GPU: memref.view {{.+}} to memref<3x64x64xf16, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<3x2x64x64xf16, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<257x136xf32, #gpu.address_space<workgroup>>
 // GPU: memref.view {{.+}} to memref<16xi32, #gpu.address_space<workgroup>>
 // GPU: memref.view {{.+}} to memref<4xi32, #gpu.address_space<workgroup>>
-// GPU: memref.view {{.+}} to memref<4x64xi32, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<3x64xi32, #gpu.address_space<workgroup>>
 // GPU: gpu.shuffle  up
 // GPU: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 16>
 // GPU: nvvm.wgmma.wait.group.sync.aligned 1
@@ -51,7 +52,7 @@
 
 // Where the panel does not fit in a block's shared memory, the tile keeps
 // its atomics, and says so.
-// SMALL: remark: panel of 256 rows left out (it needs 100260 bytes of shared memory, the chip allows 49152): the tile adds into C with atomics
+// SMALL: remark: panel of 256 rows left out (it needs 190660 bytes of shared memory, the chip allows 49152): the tile adds into C with atomics
 func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<512x128xf32>)

@@ -72,14 +72,15 @@ bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
-                   bool warpgroupMma, ArrayRef<MemRefType> workspace)
-    : numThreads(kMmaThreads *
-                 (warpgroupMma && supportsWarpgroupMma(shape, aKMajor)
-                      ? shape.m / 64
-                      : 1)),
-      b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
+                   bool warpgroupMma, ArrayRef<MemRefType> workspace,
+                   int64_t columnWarpgroups)
+    : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
-      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor)) {
+      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor) &&
+                shape.n % (columnWarpgroups * kSwizzleRowElements) == 0),
+      columnWarpgroups(warpgroup ? columnWarpgroups : 1) {
+  numThreads =
+      kMmaThreads * (warpgroup ? shape.m / 64 * this->columnWarpgroups : 1);
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> aShape =
@@ -134,8 +135,16 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
     sB = launch.getWorkgroupAttributions()[1];
   }
   tid = launch.getThreadIds().x;
-  // With wgmma, warpgroup g multiplies rows [64 g, 64 g + 64).
-  warpgroupIndex = k.div(tid, kMmaThreads);
+  // With wgmma, warpgroup g multiplies rows [64 r, 64 r + 64) and columns
+  // [c n', (c + 1) n') for r, c = g / columnWarpgroups, g % columnWarpgroups
+  // and n' = n / columnWarpgroups.
+  Value warpgroupIndex = k.div(tid, kMmaThreads);
+  warpgroupRows = warpgroupIndex;
+  warpgroupColumns = k.index(0);
+  if (this->columnWarpgroups > 1) {
+    warpgroupRows = k.div(warpgroupIndex, this->columnWarpgroups);
+    warpgroupColumns = k.rem(warpgroupIndex, this->columnWarpgroups);
+  }
   warp = k.rem(k.div(tid, kMmaLanes), kMmaWarps);
   lane = k.rem(tid, kMmaLanes);
   group = k.div(lane, 4);
@@ -287,10 +296,11 @@ void BlockMma::waitForCopies(int64_t pending) {
 
 SmallVector<Value> BlockMma::zeroAccumulators() {
   if (warpgroup) {
-    // One struct of n / 2 f32: the warpgroup's 64 rows, as wgmma takes
-    // them.
+    // One struct of n' / 2 f32: the warpgroup's 64 rows and n' columns, as
+    // wgmma takes them.
     auto type = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(shape.n / 2, b.getF32Type()));
+        b.getContext(),
+        SmallVector<Type>(warpgroupN() / 2, b.getF32Type()));
     return {LLVM::ZeroOp::create(b, loc, type).getResult()};
   }
   auto type = VectorType::get({2, 2}, b.getF32Type());
@@ -320,10 +330,17 @@ void BlockMma::multiply(SmallVector<Value> &acc, Value stage) {
   }
 }
 
-void BlockMma::startMultiply(SmallVector<Value> &acc, Value stage) {
-  if (warpgroup)
-    return multiplyWarpgroup(acc, stage, /*pending=*/1);
+SmallVector<Value> BlockMma::startProduct(Value stage) {
+  SmallVector<Value> acc;
+  if (warpgroup) {
+    acc.push_back(LLVM::PoisonOp::create(
+        b, loc, zeroAccumulators().front().getType()));
+    multiplyWarpgroup(acc, stage, /*pending=*/1, /*fresh=*/true);
+    return acc;
+  }
+  acc = zeroAccumulators();
   multiply(acc, stage);
+  return acc;
 }
 
 void BlockMma::finishMultiply() {
@@ -496,11 +513,12 @@ void BlockMma::forEachAccumulatorBlock(
   if (warpgroup) {
     // wgmma's m64nN accumulator: register 4 j + 2 i + e holds row 16 warp
     // + group + 8 i, column 8 j + 2 inGroup + e of the warpgroup's 64 rows.
-    Value warpRow = k.add(k.add(k.mul(warpgroupIndex, k.index(64)),
+    Value warpRow = k.add(k.add(k.mul(warpgroupRows, k.index(64)),
                                 k.mul(warp, k.index(16))),
                           group);
-    Value pairColumn = k.mul(inGroup, k.index(2));
-    for (int64_t j = 0; j < shape.n / 8; ++j) {
+    Value pairColumn = k.add(k.mul(inGroup, k.index(2)),
+                             k.mul(warpgroupColumns, k.index(warpgroupN())));
+    for (int64_t j = 0; j < warpgroupN() / 8; ++j) {
       SmallVector<Value> values;
       for (int64_t reg = 4 * j; reg < 4 * j + 4; ++reg)
         values.push_back(LLVM::ExtractValueOp::create(b, loc, acc.front(), reg));
@@ -549,7 +567,7 @@ Value BlockMma::descriptorA(Value stage, int64_t k16) {
   Value stageBytes = arith::IndexCastOp::create(
       b, loc, b.getI64Type(),
       k.add(k.mul(stage, k.index(shape.m * shape.k * 2)),
-            k.mul(warpgroupIndex, k.index(64 * kSwizzleRowElements * 2))));
+            k.mul(warpgroupRows, k.index(64 * kSwizzleRowElements * 2))));
   Value offset = arith::ConstantIntOp::create(b, loc, k16 * 32, 64);
   Value address = arith::AddIOp::create(
       b, loc, addressA, arith::AddIOp::create(b, loc, stageBytes, offset));
@@ -560,19 +578,23 @@ Value BlockMma::descriptorA(Value stage, int64_t k16) {
 Value BlockMma::descriptorB(Value stage, int64_t k16) {
   // B is n-major: blocks of 64 columns (k x 128 bytes) lie k * 128 bytes
   // apart, groups of 8 k rows 1024 bytes apart; a k16 step is two groups.
+  // The warpgroup reads its n' columns.
+  int64_t blockBytes = shape.k * kSwizzleRowElements * 2;
   Value stageBytes = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(), k.mul(stage, k.index(shape.k * shape.n * 2)));
+      b, loc, b.getI64Type(),
+      k.add(k.mul(stage, k.index(shape.k * shape.n * 2)),
+            k.mul(warpgroupColumns,
+                  k.index(warpgroupN() / kSwizzleRowElements * blockBytes))));
   Value offset =
       arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
   Value address = arith::AddIOp::create(
       b, loc, addressB, arith::AddIOp::create(b, loc, stageBytes, offset));
-  return buildDescriptor(k, address,
-                         /*leadingBytes=*/shape.k * kSwizzleRowElements * 2,
+  return buildDescriptor(k, address, /*leadingBytes=*/blockBytes,
                          /*strideBytes=*/kSwizzleAtomBytes);
 }
 
 void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
-                                 int64_t pending) {
+                                 int64_t pending, bool fresh) {
   MLIRContext *ctx = b.getContext();
   NVVM::WGMMATypes inputType = shape.inputType.isF16()
                                    ? NVVM::WGMMATypes::f16
@@ -581,14 +603,17 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
   auto typeOut = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto scaleOne = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   auto accumulate = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
-  auto mmaShape = NVVM::MMAShapeAttr::get(ctx, 64, shape.n, 16);
+  auto overwrite =
+      NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero);
+  auto mmaShape = NVVM::MMAShapeAttr::get(ctx, 64, warpgroupN(), 16);
   // A k-major ("row"), B n-major ("row": transposed from wgmma's k-major).
   auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
     acc.front() = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, acc.front().getType(), acc.front(), descriptorA(stage, k16),
-        descriptorB(stage, k16), mmaShape, typeIn, typeIn, typeOut, accumulate,
+        descriptorB(stage, k16), mmaShape, typeIn, typeIn, typeOut,
+        fresh && k16 == 0 ? overwrite : accumulate,
         scaleOne, scaleOne, row, row, /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);

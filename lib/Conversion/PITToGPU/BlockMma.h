@@ -89,10 +89,14 @@ public:
   /// `warpgroupMma` asks for wgmma; the block uses it where the shape
   /// allows (supportsWarpgroupMma), mma.sync elsewhere.
   /// `workspace`: further shared buffers of the kernel (shapes and element
-  /// types; the block puts them in shared memory), after the tiles.
+  /// types; the block puts them in shared memory), after the tiles. With
+  /// wgmma, `columnWarpgroups` warpgroups share each 64 rows, each
+  /// multiplying its part of n (whole blocks of 64 columns): more warps for
+  /// an SM without more rows.
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
            int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
-           bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {});
+           bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {},
+           int64_t columnWarpgroups = 1);
 
   /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
   /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
@@ -140,10 +144,11 @@ public:
   /// acc += stage `stage` of the shared A tile x that of the shared B tile,
   /// over the whole k.
   void multiply(SmallVector<Value> &acc, Value stage);
-  /// The same, left running where it can be (wgmma): `acc` must not be read
-  /// before finishMultiply. Other registers, shared memory and the copies
-  /// may be worked on meanwhile.
-  void startMultiply(SmallVector<Value> &acc, Value stage);
+  /// Starts the product of stage `stage` of the shared A and B tiles into
+  /// new accumulators, left running where it can be (wgmma): they must not
+  /// be read before finishMultiply. Other registers, shared memory and the
+  /// copies may be worked on meanwhile.
+  SmallVector<Value> startProduct(Value stage);
   void finishMultiply();
 
   /// How the chunks of k reach shared memory: `issue(stage, k0)` issues the
@@ -229,8 +234,10 @@ private:
                                  Value k0);
   /// Issues the wgmma of stage `stage` into `acc` and waits until at most
   /// `pending` groups of them (this one included) are in flight.
+  /// With `fresh`, the first instruction ignores `acc` (scale-d 0):
+  /// nothing needs to clear it.
   void multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
-                         int64_t pending);
+                         int64_t pending, bool fresh = false);
   /// accumulateChunks with wgmma and stages >= 2: the multiplication of
   /// chunk c runs while chunk c + stages - 1 is copied in.
   SmallVector<Value> accumulateChunksWarpgroup(Value numChunks,
@@ -243,8 +250,14 @@ private:
   int64_t stages;
   bool aKMajor;
   bool warpgroup;
+  int64_t columnWarpgroups;
+  /// Columns a warpgroup multiplies.
+  int64_t warpgroupN() const { return shape.n / columnWarpgroups; }
   /// warp: the warp within its warpgroup.
-  Value lane, group, inGroup, warp, warpColumn, warpgroupIndex;
+  /// warpgroupRows, warpgroupColumns: the 64-row block and the part of n
+  /// of this thread's warpgroup.
+  Value lane, group, inGroup, warp, warpColumn, warpgroupRows,
+      warpgroupColumns;
   /// With wgmma: the shared-memory addresses (i64) of sA and sB.
   Value addressA, addressB;
 };

@@ -180,26 +180,32 @@ void foldZeroFill(RewriterBase &rewriter, Operation *op, MatmulTile &tile) {
 /// rows (one multiplication, then added into the panel), the stages of its
 /// copies, and the shared memory the block takes.
 constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
+/// Padding of a panel row in shared memory, in f32: rows then start 32
+/// bytes apart modulo the 128 bytes of the banks, so that the 4 rows a half
+/// warp adds into in one access spread over them (and every address is a
+/// row's start plus a constant).
+constexpr int64_t kPanelRowPadding = 8;
 
 int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
                          int64_t stages, int64_t numSegments) {
   int64_t units = numSegments * llvm::divideCeil(panelRows, shape.m);
   // The panel and a spare row, the tiles, the unit lists, and the
   // alignment the tiles start at.
-  return (panelRows + 1) * shape.n * 4 + stages * shape.sharedBytes() +
+  return (panelRows + 1) * (shape.n + kPanelRowPadding) * 4 +
+         stages * shape.sharedBytes() +
          4 * (units + numSegments + stages * shape.m + 1) + 5 * 16 + 1024;
 }
 
 /// Why an STile gathered along m cannot run its `panel` (empty if it can):
-/// the block keeps panel x n f32 in shared memory, XOR-swizzled in runs of
-/// 8 columns over 4 rows, and stores it in 16-byte pieces.
+/// the block keeps panel x n f32 in shared memory and stores it in 16-byte
+/// pieces; with wgmma, a warpgroup for each 64 columns.
 std::string whyNoPanel(STileOp op, const MatmulTile &tile,
                        const MmaKernelOptions &options) {
   auto cType = cast<MemRefType>(tile.c.getType());
   if (!cType.hasStaticShape() || !cType.getLayout().isIdentity())
     return "C is not static and contiguous";
-  if (tile.shape.n % 32 != 0)
-    return "the tile's n is not a multiple of 32";
+  if (tile.shape.n % 8 != 0)
+    return "the tile's n is not a multiple of 8";
   if (tile.shape.m != kPanelUnitRows)
     return "the tile's m is not " + std::to_string(kPanelUnitRows);
   int64_t bytes = panelSharedBytes(tile.shape, *op.getPanel(), 2,
@@ -626,12 +632,13 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     --stages;
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   SmallVector<MemRefType> workspace{
-      MemRefType::get({panelRows + 1, s.n}, f32),
+      MemRefType::get({panelRows + 1, s.n + kPanelRowPadding}, f32),
       MemRefType::get({t.numSegments * unitsPerSegment}, i32),
       MemRefType::get({t.numSegments}, i32),
       MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32)};
   BlockMma mma(b, loc, s, numPanels * (t.extentN / s.n), stages,
-               /*aKMajor=*/false, t.warpgroupMma, workspace);
+               /*aKMajor=*/false, t.warpgroupMma, workspace,
+               /*columnWarpgroups=*/s.n / 64);
   // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
   // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
   // each row of a stage's unit as a row of the panel (-1: padding).
@@ -652,13 +659,6 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   Value panelIndex = k.rem(mma.blockId, numPanels);
   Value r0 = k.mul(panelIndex, k.index(panelRows));
   Value n0 = k.mul(k.div(mma.blockId, numPanels), k.index(s.n));
-  // Element (row, column) of the panel: runs of 8 columns XORed with the
-  // row, so that the 4 rows a half warp adds into in one access spread
-  // over the banks.
-  auto panelAt = [&](Value row, Value column) -> SmallVector<Value> {
-    Value pattern = k.mul(k.rem(row, 4), k.index(8));
-    return {row, arith::XOrIOp::create(b, loc, column, pattern)};
-  };
   // Each row of the panel in pieces of 4 columns, spread over the block.
   auto forEachPanelPiece = [&](function_ref<void(Value, Value)> body) {
     int64_t pieces = panelRows * s.n / 4;
@@ -682,7 +682,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                   b, loc, pieceType, t.c,
                   ValueRange{k.add(r0, row), k.add(n0, column)})
                   .getResult();
-    vector::StoreOp::create(b, loc, value, panel, panelAt(row, column));
+    vector::StoreOp::create(b, loc, value, panel, ValueRange{row, column});
   });
 
   // The first warp lists the units: a lane per segment, 32 segments a
@@ -753,59 +753,64 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       memref::LoadOp::create(b, loc, numUnitsBuffer, ValueRange{k.index(0)}));
 
   // A unit's copies of A: m rows of 16-byte pieces, whole rounds of the
-  // block. `prepare` loads the panel row of each of this thread's pieces
-  // (-1 for padding past the segment's rows); `issue` copies them.
+  // block. `prepare` loads the index slot of each of this thread's pieces
+  // (whatever the slot holds: padding past the segment's rows is sorted out
+  // where the slots are used, so that nothing waits for the loads before);
+  // `issue` copies the rows.
   int64_t piecesPerRow = s.k / kVector;
   int64_t rounds = s.m * piecesPerRow / threads;
-  auto unitSegment = [&](Value unit) {
+  // The segment, its number j among the segment's units, and the
+  // segment's rows in the panel, of a unit below numUnits.
+  auto unitOf = [&](Value unit) {
     Value entry = toIndex(memref::LoadOp::create(b, loc, units, unit));
-    return std::pair{k.div(entry, unitsPerSegment),
-                     k.rem(entry, unitsPerSegment)};
+    Value segment = arith::MinUIOp::create(
+        b, loc, k.div(entry, unitsPerSegment), k.index(t.numSegments - 1));
+    Value rows =
+        toIndex(memref::LoadOp::create(b, loc, segmentRows, segment));
+    return std::tuple{segment, k.rem(entry, unitsPerSegment), rows};
   };
   auto pieceOf = [&](int64_t round) {
     Value piece = k.add(mma.tid, k.index(round * threads));
     return std::pair{k.div(piece, piecesPerRow),
                      k.mul(k.rem(piece, piecesPerRow), k.index(kVector))};
   };
-  auto prepare = [&](Value unit, Value present) {
-    auto ifPresent = scf::IfOp::create(
-        b, loc, present,
-        [&](OpBuilder &, Location) {
-          auto [segment, j] = unitSegment(unit);
-          Value rows = toIndex(memref::LoadOp::create(b, loc, segmentRows,
-                                                      segment));
-          SmallVector<Value> locals;
-          for (int64_t round = 0; round < rounds; ++round) {
-            Value gathered =
-                k.add(k.mul(j, k.index(s.m)), pieceOf(round).first);
-            Value valid = k.ult(gathered, rows);
-            Value slot = arith::MinUIOp::create(
-                b, loc, k.div(gathered, t.microM), k.index(panelCapacity - 1));
-            Value position = memref::LoadOp::create(
-                b, loc, index.positions, ValueRange{segment, panelIndex, slot});
-            Value local = arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(b, loc, position,
-                                      i32Constant(t.microM)),
-                toI32(k.rem(gathered, t.microM)));
-            locals.push_back(
-                arith::SelectOp::create(b, loc, valid, local, i32Constant(-1)));
-          }
-          scf::YieldOp::create(b, loc, locals);
-        },
-        [&](OpBuilder &, Location) {
-          scf::YieldOp::create(
-              b, loc, SmallVector<Value>(rounds, i32Constant(-1)));
-        });
-    return SmallVector<Value>(ifPresent.getResults());
+  auto gatheredRow = [&](Value j, int64_t round) {
+    return k.add(k.mul(j, k.index(s.m)), pieceOf(round).first);
   };
-  auto issue = [&](Value stage, Value unit, ValueRange locals) {
-    Value k0 = k.mul(unitSegment(unit).first, k.index(s.k));
+  auto prepare = [&](Value unit) {
+    // Past the last unit (the rounds ahead of the end) the last one's
+    // slots are loaded, and not used.
+    Value last = arith::SubIOp::create(
+        b, loc, arith::MaxUIOp::create(b, loc, numUnits, k.index(1)),
+        k.index(1));
+    auto fields = unitOf(arith::MinUIOp::create(b, loc, unit, last));
+    Value segment = std::get<0>(fields), j = std::get<1>(fields);
+    SmallVector<Value> slots;
+    for (int64_t round = 0; round < rounds; ++round) {
+      Value slot = arith::MinUIOp::create(
+          b, loc, k.div(gatheredRow(j, round), t.microM),
+          k.index(panelCapacity - 1));
+      slots.push_back(memref::LoadOp::create(
+          b, loc, index.positions, ValueRange{segment, panelIndex, slot}));
+    }
+    return slots;
+  };
+  auto issue = [&](Value stage, Value unit, ValueRange slots) {
+    auto [segment, j, rows] = unitOf(unit);
+    Value k0 = k.mul(segment, k.index(s.k));
     for (int64_t round = 0; round < rounds; ++round) {
       auto [row, column] = pieceOf(round);
-      Value local = locals[round];
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                          local, i32Constant(0));
+      Value gathered = gatheredRow(j, round);
+      Value valid = k.ult(gathered, rows);
+      // The row within the panel, or -1 for padding.
+      Value local = arith::SelectOp::create(
+          b, loc, valid,
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, slots[round],
+                                    i32Constant(t.microM)),
+              toI32(k.rem(gathered, t.microM))),
+          i32Constant(-1));
       Value source = k.add(
           r0, toIndex(arith::MaxSIOp::create(b, loc, local, i32Constant(0))));
       mma.copy(mma.sA, stage, row, column, t.a,
@@ -828,11 +833,11 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     });
   };
   auto issueIf = [&](Value present, Value stage, Value unit,
-                     ValueRange locals) {
+                     ValueRange slots) {
     auto ifPresent = scf::IfOp::create(b, loc, present, false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
-    issue(stage, unit, locals);
+    issue(stage, unit, slots);
   };
   // Adds a unit's product into the panel rows its rows came from; padding
   // rows go to the spare row past the panel, which is never stored. A
@@ -857,7 +862,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     mma.forEachAccumulatorBlock(acc, [&](Value row, Value column,
                                          ArrayRef<Value> values) {
       for (int64_t half = 0; half < 2; ++half) {
-        SmallVector<Value> at = panelAt(panelRow(row, 8 * half), column);
+        SmallVector<Value> at{panelRow(row, 8 * half), column};
         Value old = vector::LoadOp::create(b, loc, pairType, panel, at);
         Value pair = vector::FromElementsOp::create(
             b, loc, pairType,
@@ -872,17 +877,15 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // The first stages - 1 units, a copy group each.
   for (int64_t ahead = 0; ahead < stages - 1; ++ahead) {
     Value unit = k.index(ahead);
-    Value present = k.ult(unit, numUnits);
-    issueIf(present, unit, unit, prepare(unit, present));
+    issueIf(k.ult(unit, numUnits), unit, unit, prepare(unit));
     mma.commitCopies();
   }
-  // The loop carries the accumulators of the unit before and the row
-  // positions of the next unit to issue, loaded a round ahead.
+  // The loop carries the accumulators of the unit before and the index
+  // slots of the next unit to issue, loaded a round ahead.
   SmallVector<Value> carried = mma.zeroAccumulators();
   int64_t numAccumulators = carried.size();
   Value firstAhead = k.index(stages - 1);
-  llvm::append_range(carried,
-                     prepare(firstAhead, k.ult(firstAhead, numUnits)));
+  llvm::append_range(carried, prepare(firstAhead));
   auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
                                  carried);
   {
@@ -891,15 +894,13 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     Value unit = loop.getInductionVar();
     ValueRange iterArgs = loop.getRegionIterArgs();
     SmallVector<Value> previous(iterArgs.take_front(numAccumulators));
-    ValueRange locals = iterArgs.drop_front(numAccumulators);
+    ValueRange slots = iterArgs.drop_front(numAccumulators);
     Value ahead = k.add(unit, k.index(stages - 1));
     Value hasAhead = k.ult(ahead, numUnits);
-    Value next = k.add(ahead, k.index(1));
-    SmallVector<Value> nextLocals = prepare(next, k.ult(next, numUnits));
+    SmallVector<Value> nextSlots = prepare(k.add(ahead, k.index(1)));
     // Unit u has landed once all groups but the newest stages - 2 have.
     mma.waitForCopies(stages - 2);
-    SmallVector<Value> acc = mma.zeroAccumulators();
-    mma.startMultiply(acc, k.rem(unit, stages));
+    SmallVector<Value> acc = mma.startProduct(k.rem(unit, stages));
     {
       auto ifPrevious = scf::IfOp::create(
           b, loc,
@@ -915,9 +916,9 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     // Every warp is done with unit u - 1's stage: unit u + stages - 1
     // takes it.
     gpu::BarrierOp::create(b, loc);
-    issueIf(hasAhead, k.rem(ahead, stages), ahead, locals);
+    issueIf(hasAhead, k.rem(ahead, stages), ahead, slots);
     mma.commitCopies();
-    acc.append(nextLocals);
+    acc.append(nextSlots);
     scf::YieldOp::create(b, loc, acc);
   }
   {
@@ -934,7 +935,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   gpu::BarrierOp::create(b, loc);
   forEachPanelPiece([&](Value row, Value column) {
     Value value =
-        vector::LoadOp::create(b, loc, pieceType, panel, panelAt(row, column));
+        vector::LoadOp::create(b, loc, pieceType, panel,
+                               ValueRange{row, column});
     vector::StoreOp::create(b, loc, value, t.c,
                             ValueRange{k.add(r0, row), k.add(n0, column)});
   });
