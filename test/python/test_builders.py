@@ -76,6 +76,27 @@ def test_pit_ops(ctx):
     module.verify()
 
 
+def test_stile_keep_tile_and_panel(ctx):
+    """An STile gathered along m (rows of A, 1x64) whose block owns a panel
+    of 128 rows of C; a panel that does not split the rows is refused."""
+    module = pit.Module.create(ctx)
+    types = [pit.memref(ctx, (4,), "i32")]
+    with pit.Function(module, "rows", types) as f:
+        (counts,) = f.arguments
+        pit.stile(f.builder, counts, domain=[256, 128, 256], tile=[64, 64, 64],
+                  micro_tile=[1, 64], pit_axis=0,
+                  sparse_map="(d0, d1, d2) -> (d0, d2)",
+                  body=lambda body, origins, segment: None,
+                  keep_tile=True, panel=128)
+        with pytest.raises(pit.MLIRError, match="panel 96 must be whole micro-tiles"):
+            pit.stile(f.builder, counts, domain=[256, 128, 256], tile=[64, 64, 64],
+                      micro_tile=[1, 64], pit_axis=0,
+                      sparse_map="(d0, d1, d2) -> (d0, d2)",
+                      body=lambda body, origins, segment: None, panel=96)
+    assert "attributes {keep_tile, panel = 128 : i64}" in str(module)
+    module.verify()
+
+
 def test_wrong_pit_op_arguments_raise(ctx):
     module = pit.Module.create(ctx)
     types = [pit.memref(ctx, (64, 128), "f32"), pit.memref(ctx, (2,), "i32"),
