@@ -26,7 +26,8 @@
 // 64x128 B tile (4 do not fit), the list of units (4 segments x 4 units of
 // 64 rows), each segment's rows and each stage's rows. Two warpgroups
 // share each unit, 64 columns each. The clearing of C folds away: the
-// panel starts at zeros and is stored once, with no atomics.
+// panel starts at zeros and is stored once, with no atomics, in 16-byte
+// pieces.
 // GPU: case 1 {
 // GPU-NOT: gpu.memset {{.+}} : memref<512x128xf32>
 // GPU: gpu.alloc  () : memref<4x2xi32>
@@ -47,7 +48,7 @@
 // GPU-NOT: atomic_rmw addf
 // GPU: nvvm.wgmma.wait.group.sync.aligned 0
 // GPU-NOT: atomic_rmw addf
-// GPU: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : memref<512x128xf32>, vector<4xf32>
+// GPU: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<512x128xf32>, vector<4xf32>
 // GPU: default {
 
 // Where the panel does not fit in a block's shared memory, the tile keeps

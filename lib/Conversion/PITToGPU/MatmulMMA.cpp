@@ -202,8 +202,9 @@ int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
 std::string whyNoPanel(STileOp op, const MatmulTile &tile,
                        const MmaKernelOptions &options) {
   auto cType = cast<MemRefType>(tile.c.getType());
-  if (!cType.hasStaticShape() || !cType.getLayout().isIdentity())
-    return "C is not static and contiguous";
+  if (!cType.hasStaticShape() || !cType.getLayout().isIdentity() ||
+      cType.getShape().back() % 4 != 0)
+    return "C is not static and contiguous in rows of 16-byte pieces";
   if (tile.shape.n % 8 != 0)
     return "the tile's n is not a multiple of 8";
   if (tile.shape.m != kPanelUnitRows)
@@ -670,6 +671,10 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     body(k.div(piece, s.n / 4), k.mul(k.rem(piece, s.n / 4), k.index(4)));
   };
   auto pieceType = VectorType::get({4}, f32);
+  // C's pieces of 4 are 16-byte aligned (the entry points take 16-byte
+  // aligned tensors, and C's rows are whole pieces): one access each, not
+  // four.
+  llvm::MaybeAlign pieceAlignment(16);
 
   // The panel starts at C's values, or at zeros where C was only cleared.
   forEachPanelPiece([&](Value row, Value column) {
@@ -680,7 +685,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                   .getResult()
             : vector::LoadOp::create(
                   b, loc, pieceType, t.c,
-                  ValueRange{k.add(r0, row), k.add(n0, column)})
+                  ValueRange{k.add(r0, row), k.add(n0, column)},
+                  /*nontemporal=*/false, pieceAlignment)
                   .getResult();
     vector::StoreOp::create(b, loc, value, panel, ValueRange{row, column});
   });
@@ -938,7 +944,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
         vector::LoadOp::create(b, loc, pieceType, panel,
                                ValueRange{row, column});
     vector::StoreOp::create(b, loc, value, t.c,
-                            ValueRange{k.add(r0, row), k.add(n0, column)});
+                            ValueRange{k.add(r0, row), k.add(n0, column)},
+                            /*nontemporal=*/false, pieceAlignment);
   });
 }
 
