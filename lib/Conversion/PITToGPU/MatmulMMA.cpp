@@ -639,7 +639,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32)};
   BlockMma mma(b, loc, s, numPanels * (t.extentN / s.n), stages,
                /*aKMajor=*/false, t.warpgroupMma, workspace,
-               /*columnWarpgroups=*/s.n / 64);
+               /*columnWarpgroups=*/std::max<int64_t>(1, s.n / 64));
   // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
   // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
   // each row of a stage's unit as a row of the panel (-1: padding).
@@ -764,7 +764,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // where the slots are used, so that nothing waits for the loads before);
   // `issue` copies the rows.
   int64_t piecesPerRow = s.k / kVector;
-  int64_t rounds = s.m * piecesPerRow / threads;
+  int64_t pieces = s.m * piecesPerRow;
+  int64_t rounds = llvm::divideCeil(pieces, threads);
   // The segment, its number j among the segment's units, and the
   // segment's rows in the panel, of a unit below numUnits.
   auto unitOf = [&](Value unit) {
@@ -777,6 +778,10 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   };
   auto pieceOf = [&](int64_t round) {
     Value piece = k.add(mma.tid, k.index(round * threads));
+    // Past the last piece (a partial last round), threads copy the last
+    // piece again: the same bytes to the same place.
+    if (pieces % threads != 0)
+      piece = arith::MinUIOp::create(b, loc, piece, k.index(pieces - 1));
     return std::pair{k.div(piece, piecesPerRow),
                      k.mul(k.rem(piece, piecesPerRow), k.index(kVector))};
   };
