@@ -70,6 +70,13 @@ bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
          shape.n % kSwizzleRowElements == 0 && shape.n <= 256;
 }
 
+/// Bytes a workspace buffer takes in shared memory: each starts 16-byte
+/// aligned.
+static int64_t workspaceBytes(MemRefType type) {
+  return llvm::alignTo(type.getNumElements() * type.getElementTypeBitWidth() / 8,
+                       16);
+}
+
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
@@ -107,9 +114,7 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                                              type.getElementType(),
                                              MemRefLayoutAttrInterface(),
                                              workgroup));
-    bytes += llvm::alignTo(type.getNumElements() *
-                               type.getElementTypeBitWidth() / 8,
-                           16);
+    bytes += workspaceBytes(type);
   }
   bool dynamic = warpgroup || bytes > kSharedBytes || !workspace.empty();
   int64_t alignment = warpgroup ? kSwizzleAtomBytes : 16;
@@ -195,8 +200,7 @@ void BlockMma::viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
   for (MemRefType type : workspaceTypes) {
     workspace.push_back(memref::ViewOp::create(
         b, loc, type, buffer, k.add(startB, k.index(offset)), ValueRange{}));
-    offset += llvm::alignTo(
-        type.getNumElements() * type.getElementTypeBitWidth() / 8, 16);
+    offset += workspaceBytes(type);
   }
 }
 

@@ -27,10 +27,17 @@ Value KernelBuilder::ult(Value x, Value y) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
 }
 
+Value KernelBuilder::i32(int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+Value KernelBuilder::toI32(Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+}
+Value KernelBuilder::toIndex(Value value) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+}
+
 Value KernelBuilder::inclusiveWarpSum(Value value) {
-  auto i32 = [&](int64_t constant) -> Value {
-    return arith::ConstantIntOp::create(b, loc, constant, 32);
-  };
   for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
     auto up = gpu::ShuffleOp::create(b, loc, value, i32(offset),
                                      i32(kWarpSize), gpu::ShuffleMode::UP);

@@ -31,6 +31,10 @@ struct KernelBuilder {
   Value div(Value x, int64_t y);
   Value rem(Value x, int64_t y);
   Value ult(Value x, Value y);
+  /// An i32 constant, and casts between index and i32.
+  Value i32(int64_t value);
+  Value toI32(Value index);
+  Value toIndex(Value value);
 
   /// The sum of the i32 `value` over this lane and the lanes below it in
   /// its warp (every lane of the warp must get here).

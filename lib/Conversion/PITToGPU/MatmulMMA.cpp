@@ -571,8 +571,7 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
       b, loc, MemRefType::get({t.numSegments, numPanels}, i32));
   index.positions = memref::AllocOp::create(
       b, loc, MemRefType::get({t.numSegments, numPanels, panelCapacity}, i32));
-  linalg::FillOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 32).getResult(),
-                         index.counts);
+  linalg::FillOp::create(b, loc, k.i32(0), index.counts);
 
   OpBuilder::InsertionGuard guard(b);
   int64_t slots = t.numSegments * capacity;
@@ -590,20 +589,15 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
   auto ifReal = scf::IfOp::create(
       b, loc, k.ult(within, loadCount(k, t.counts, segment)), false);
   b.setInsertionPoint(ifReal.thenBlock()->getTerminator());
-  Value position = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      memref::LoadOp::create(b, loc, t.positions, ValueRange{segment, within}));
+  Value position = k.toIndex(memref::LoadOp::create(
+      b, loc, t.positions, ValueRange{segment, within}));
   Value panel = k.div(position, panelCapacity);
   Value claimed = memref::AtomicRMWOp::create(
-      b, loc, arith::AtomicRMWKind::addi,
-      arith::ConstantIntOp::create(b, loc, 1, 32), index.counts,
+      b, loc, arith::AtomicRMWKind::addi, k.i32(1), index.counts,
       ValueRange{segment, panel});
-  Value inPanel = arith::IndexCastOp::create(
-      b, loc, i32, k.rem(position, panelCapacity));
-  memref::StoreOp::create(
-      b, loc, inPanel, index.positions,
-      ValueRange{segment, panel,
-                 arith::IndexCastOp::create(b, loc, b.getIndexType(), claimed)});
+  memref::StoreOp::create(b, loc, k.toI32(k.rem(position, panelCapacity)),
+                          index.positions,
+                          ValueRange{segment, panel, k.toIndex(claimed)});
   return index;
 }
 
@@ -647,15 +641,6 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
         segmentRows = mma.workspace[2], unitRows = mma.workspace[3],
         numUnitsBuffer = mma.workspace[4];
   int64_t threads = mma.numThreads;
-  auto i32Constant = [&](int64_t value) -> Value {
-    return arith::ConstantIntOp::create(b, loc, value, 32);
-  };
-  auto toIndex = [&](Value value) -> Value {
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
-  };
-  auto toI32 = [&](Value value) -> Value {
-    return arith::IndexCastOp::create(b, loc, i32, value);
-  };
   // Panels vary fastest: the blocks at work share a few column slabs of B.
   Value panelIndex = k.rem(mma.blockId, numPanels);
   Value r0 = k.mul(panelIndex, k.index(panelRows));
@@ -701,7 +686,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     b.setInsertionPoint(ifFirstWarp.thenBlock()->getTerminator());
     int64_t rounds = llvm::divideCeil(t.numSegments, kWarpSize);
     auto loop = scf::ForOp::create(b, loc, k.index(0), k.index(rounds),
-                                   k.index(1), ValueRange{i32Constant(0)});
+                                   k.index(1), ValueRange{k.i32(0)});
     {
       OpBuilder::InsertionGuard body(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -713,11 +698,11 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                                              k.index(t.numSegments - 1));
       Value count = memref::LoadOp::create(b, loc, index.counts,
                                            ValueRange{clamped, panelIndex});
-      count = arith::SelectOp::create(b, loc, inRange, count, i32Constant(0));
-      Value rows = arith::MulIOp::create(b, loc, count, i32Constant(t.microM));
+      count = arith::SelectOp::create(b, loc, inRange, count, k.i32(0));
+      Value rows = arith::MulIOp::create(b, loc, count, k.i32(t.microM));
       Value unitsHere = arith::DivUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, rows, i32Constant(s.m - 1)),
-          i32Constant(s.m));
+          b, loc, arith::AddIOp::create(b, loc, rows, k.i32(s.m - 1)),
+          k.i32(s.m));
       {
         auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
         OpBuilder::InsertionGuard store(b);
@@ -725,21 +710,21 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
         memref::StoreOp::create(b, loc, rows, segmentRows, segment);
       }
       Value inclusive = k.inclusiveWarpSum(unitsHere);
-      Value start = toIndex(arith::SubIOp::create(
+      Value start = k.toIndex(arith::SubIOp::create(
           b, loc, arith::AddIOp::create(b, loc, base, inclusive), unitsHere));
       auto listUnits = scf::ForOp::create(b, loc, k.index(0),
-                                          toIndex(unitsHere), k.index(1));
+                                          k.toIndex(unitsHere), k.index(1));
       {
         OpBuilder::InsertionGuard list(b);
         b.setInsertionPointToStart(listUnits.getBody());
         Value j = listUnits.getInductionVar();
         Value entry =
-            toI32(k.add(k.mul(segment, k.index(unitsPerSegment)), j));
+            k.toI32(k.add(k.mul(segment, k.index(unitsPerSegment)), j));
         memref::StoreOp::create(b, loc, entry, units, k.add(start, j));
       }
       Value total = gpu::ShuffleOp::create(b, loc, inclusive,
-                                           i32Constant(kWarpSize - 1),
-                                           i32Constant(kWarpSize),
+                                           k.i32(kWarpSize - 1),
+                                           k.i32(kWarpSize),
                                            gpu::ShuffleMode::IDX)
                         .getShuffleResult();
       scf::YieldOp::create(b, loc,
@@ -755,7 +740,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                             k.index(0));
   }
   gpu::BarrierOp::create(b, loc);
-  Value numUnits = toIndex(
+  Value numUnits = k.toIndex(
       memref::LoadOp::create(b, loc, numUnitsBuffer, ValueRange{k.index(0)}));
 
   // A unit's copies of A: m rows of 16-byte pieces, whole rounds of the
@@ -769,11 +754,11 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // The segment, its number j among the segment's units, and the
   // segment's rows in the panel, of a unit below numUnits.
   auto unitOf = [&](Value unit) {
-    Value entry = toIndex(memref::LoadOp::create(b, loc, units, unit));
+    Value entry = k.toIndex(memref::LoadOp::create(b, loc, units, unit));
     Value segment = arith::MinUIOp::create(
         b, loc, k.div(entry, unitsPerSegment), k.index(t.numSegments - 1));
     Value rows =
-        toIndex(memref::LoadOp::create(b, loc, segmentRows, segment));
+        k.toIndex(memref::LoadOp::create(b, loc, segmentRows, segment));
     return std::tuple{segment, k.rem(entry, unitsPerSegment), rows};
   };
   auto pieceOf = [&](int64_t round) {
@@ -819,11 +804,11 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
           arith::AddIOp::create(
               b, loc,
               arith::MulIOp::create(b, loc, slots[round],
-                                    i32Constant(t.microM)),
-              toI32(k.rem(gathered, t.microM))),
-          i32Constant(-1));
+                                    k.i32(t.microM)),
+              k.toI32(k.rem(gathered, t.microM))),
+          k.i32(-1));
       Value source = k.add(
-          r0, toIndex(arith::MaxSIOp::create(b, loc, local, i32Constant(0))));
+          r0, k.toIndex(arith::MaxSIOp::create(b, loc, local, k.i32(0))));
       mma.copy(mma.sA, stage, row, column, t.a,
                ValueRange{source, k.add(k0, column)}, valid);
       // The thread that copies a row's first piece records the row.
@@ -863,9 +848,9 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
         Value loaded = memref::LoadOp::create(
             b, loc, unitRows, ValueRange{stage, k.add(row, k.index(below))});
         Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                           loaded, i32Constant(0));
-        local = toIndex(arith::SelectOp::create(b, loc, real, loaded,
-                                                i32Constant(panelRows)));
+                                           loaded, k.i32(0));
+        local = k.toIndex(arith::SelectOp::create(b, loc, real, loaded,
+                                                k.i32(panelRows)));
       }
       return local;
     };
@@ -883,6 +868,19 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     });
     for (auto &[at, sum] : sums)
       vector::StoreOp::create(b, loc, sum, panel, at);
+  };
+
+  // Where `next` > 0: adds unit next - 1, whose product is `acc` and whose
+  // rows are those of its stage, into the panel.
+  auto addUnitBefore = [&](Value next, ValueRange acc) {
+    auto ifAny = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, next,
+                              k.index(0)),
+        false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifAny.thenBlock()->getTerminator());
+    addIntoPanel(acc, k.rem(k.add(next, k.index(stages - 1)), stages));
   };
 
   // The first stages - 1 units, a copy group each.
@@ -912,17 +910,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     // Unit u has landed once all groups but the newest stages - 2 have.
     mma.waitForCopies(stages - 2);
     SmallVector<Value> acc = mma.startProduct(k.rem(unit, stages));
-    {
-      auto ifPrevious = scf::IfOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, unit,
-                                k.index(0)),
-          false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifPrevious.thenBlock()->getTerminator());
-      Value previousStage = k.rem(k.add(unit, k.index(stages - 1)), stages);
-      addIntoPanel(previous, previousStage);
-    }
+    addUnitBefore(unit, previous);
     mma.finishMultiply();
     // Every warp is done with unit u - 1's stage: unit u + stages - 1
     // takes it.
@@ -932,17 +920,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     acc.append(nextSlots);
     scf::YieldOp::create(b, loc, acc);
   }
-  {
-    auto ifAny = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numUnits,
-                              k.index(0)),
-        false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifAny.thenBlock()->getTerminator());
-    Value last = k.rem(k.add(numUnits, k.index(stages - 1)), stages);
-    addIntoPanel(loop.getResults().take_front(numAccumulators), last);
-  }
+  addUnitBefore(numUnits, loop.getResults().take_front(numAccumulators));
   gpu::BarrierOp::create(b, loc);
   forEachPanelPiece([&](Value row, Value column) {
     Value value =

@@ -156,22 +156,13 @@ private:
   /// go to the compacted copy.
   void claimAlongColumns(ArrayRef<Value> flags, ValueRange kept);
 
-  Value i32(int64_t value) {
-    return arith::ConstantIntOp::create(b, loc, value, 32);
-  }
-  Value toI32(Value index) {
-    return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
-  }
-  Value toIndex(Value value) {
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
-  }
   Value shuffle(Value value, Value offset, gpu::ShuffleMode mode) {
-    return gpu::ShuffleOp::create(b, loc, value, offset, i32(kWarpSize), mode)
+    return gpu::ShuffleOp::create(b, loc, value, offset, k.i32(kWarpSize), mode)
         .getShuffleResult();
   }
   Value nonZero(Value count) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count,
-                                 i32(0));
+                                 k.i32(0));
   }
   /// The number of set flags, as i32.
   Value countOf(ValueRange flags);
@@ -313,20 +304,20 @@ DetectionKernel::scanBands() {
 
 Value DetectionKernel::orOverRowSharers(Value mask) {
   // As bits of an i32, through xor shuffles.
-  Value bits = i32(0);
+  Value bits = k.i32(0);
   for (int64_t l = 0; l < layout.lanes; ++l) {
     Value bit = arith::ExtUIOp::create(b, loc, b.getI32Type(),
                                        vector::ExtractOp::create(b, loc, mask, l));
     bits = arith::OrIOp::create(b, loc, bits,
-                                arith::ShLIOp::create(b, loc, bit, i32(l)));
+                                arith::ShLIOp::create(b, loc, bit, k.i32(l)));
   }
   for (int64_t offset = 1; offset < layout.rowSharers; offset *= 2)
     bits = arith::OrIOp::create(
-        b, loc, bits, shuffle(bits, i32(offset), gpu::ShuffleMode::XOR));
+        b, loc, bits, shuffle(bits, k.i32(offset), gpu::ShuffleMode::XOR));
   SmallVector<Value> laneFlags;
   for (int64_t l = 0; l < layout.lanes; ++l) {
     Value bit = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, bits, i32(l)), i32(1));
+        b, loc, arith::ShRUIOp::create(b, loc, bits, k.i32(l)), k.i32(1));
     laneFlags.push_back(nonZero(bit));
   }
   return vector::FromElementsOp::create(b, loc, maskType, laneFlags);
@@ -352,7 +343,7 @@ SmallVector<Value> DetectionKernel::flagsOf(Value mask) {
   Value bits = arith::ExtUIOp::create(b, loc, b.getI32Type(), flag);
   for (int64_t offset = layout.sharers / 2; offset >= 1; offset /= 2)
     bits = arith::OrIOp::create(
-        b, loc, bits, shuffle(bits, i32(offset), gpu::ShuffleMode::XOR));
+        b, loc, bits, shuffle(bits, k.i32(offset), gpu::ShuffleMode::XOR));
   Value first = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
       k.rem(k.div(column, layout.lanes), layout.sharers), k.index(0));
@@ -361,7 +352,7 @@ SmallVector<Value> DetectionKernel::flagsOf(Value mask) {
 }
 
 Value DetectionKernel::countOf(ValueRange flags) {
-  Value count = i32(0);
+  Value count = k.i32(0);
   for (Value flag : flags)
     count = arith::AddIOp::create(
         b, loc, count, arith::ExtUIOp::create(b, loc, b.getI32Type(), flag));
@@ -381,7 +372,7 @@ Value DetectionKernel::claimIf(Value condition, Value segment, Value count) {
         scf::YieldOp::create(b, loc, ValueRange{claim(segment, count)});
       },
       [&](OpBuilder &, Location) {
-        scf::YieldOp::create(b, loc, ValueRange{i32(0)});
+        scf::YieldOp::create(b, loc, ValueRange{k.i32(0)});
       });
   return ifOp.getResult(0);
 }
@@ -401,7 +392,7 @@ Value DetectionKernel::record(Value flag, Value position, Value segment,
           OpBuilder::InsertionGuard inner(b);
           if (writesPosition)
             enterIf(writesPosition);
-          memref::StoreOp::create(b, loc, toI32(position), op.getPositions(),
+          memref::StoreOp::create(b, loc, k.toI32(position), op.getPositions(),
                                   ValueRange{segment, slot});
         }
         if (onRecorded)
@@ -422,7 +413,7 @@ void DetectionKernel::claimAlongRows(ArrayRef<SmallVector<Value>> bandFlags) {
     Value count = countOf(flags);
     OpBuilder::InsertionGuard inner(b);
     enterIf(nonZero(count));
-    Value slot = toIndex(claim(tileColumn, count));
+    Value slot = k.toIndex(claim(tileColumn, count));
     for (auto [band, flag] : llvm::enumerate(flags))
       slot = record(flag, k.add(firstBand, k.index(band)), tileColumn, slot);
   }
@@ -436,12 +427,12 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
   Value count = countOf(flags);
   Value claimer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         rowPart, k.index(0));
-  Value claimed = arith::SelectOp::create(b, loc, claimer, count, i32(0));
+  Value claimed = arith::SelectOp::create(b, loc, claimer, count, k.i32(0));
   // This lane's value of `value` at the lane that claims for it.
   auto fromClaimer = [&](Value value) -> Value {
     if (layout.rowSharers == 1)
       return value;
-    return shuffle(value, toI32(arith::SubIOp::create(b, loc, lane, rowPart)),
+    return shuffle(value, k.toI32(arith::SubIOp::create(b, loc, lane, rowPart)),
                    gpu::ShuffleMode::IDX);
   };
   Value first;
@@ -450,11 +441,11 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
     // last lane has the warp's total, which lane 0 claims. Each lane starts
     // where the lanes before it end.
     Value inclusive = k.inclusiveWarpSum(claimed);
-    Value total = shuffle(inclusive, i32(kWarpSize - 1), gpu::ShuffleMode::IDX);
+    Value total = shuffle(inclusive, k.i32(kWarpSize - 1), gpu::ShuffleMode::IDX);
     Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             lane, k.index(0));
     Value claims = arith::AndIOp::create(b, loc, firstLane, nonZero(total));
-    Value base = shuffle(claimIf(claims, band, total), i32(0),
+    Value base = shuffle(claimIf(claims, band, total), k.i32(0),
                          gpu::ShuffleMode::IDX);
     Value before =
         fromClaimer(arith::SubIOp::create(b, loc, inclusive, claimed));
@@ -467,7 +458,7 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
     enterIf(nonZero(count));
     first = claim(band, count);
   }
-  Value slot = toIndex(first);
+  Value slot = k.toIndex(first);
   for (auto [flagLane, flag] : llvm::enumerate(flags)) {
     // The micro-tile's column, contiguous in the compacted copy: this
     // lane's rows of it, next to those of the lanes that share the column.
