@@ -80,14 +80,15 @@ static int64_t workspaceBytes(MemRefType type) {
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
-                   int64_t columnWarpgroups)
+                   int64_t columnWarpgroups, int64_t otherWarpgroups)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
       warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor) &&
                 shape.n % (columnWarpgroups * kSwizzleRowElements) == 0),
       columnWarpgroups(warpgroup ? columnWarpgroups : 1) {
-  numThreads =
+  mmaThreads =
       kMmaThreads * (warpgroup ? shape.m / 64 * this->columnWarpgroups : 1);
+  numThreads = mmaThreads + kMmaThreads * otherWarpgroups;
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> aShape =

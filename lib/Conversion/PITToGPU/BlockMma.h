@@ -92,11 +92,12 @@ public:
   /// types; the block puts them in shared memory), after the tiles. With
   /// wgmma, `columnWarpgroups` warpgroups share each 64 rows, each
   /// multiplying its part of n (whole blocks of 64 columns): more warps for
-  /// an SM without more rows.
+  /// an SM without more rows. `otherWarpgroups`: warpgroups after those
+  /// that multiply (threads from mmaThreads on), for the kernel's own work.
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
            int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
            bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {},
-           int64_t columnWarpgroups = 1);
+           int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0);
 
   /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
   /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
@@ -198,8 +199,8 @@ public:
   Value sA, sB, blockId, tid;
   /// The buffers of `workspace`, in shared memory.
   SmallVector<Value> workspace;
-  /// Threads of the block.
-  int64_t numThreads;
+  /// Threads of the block, and those of them that multiply (the first).
+  int64_t numThreads, mmaThreads;
 
 private:
   int64_t mSubtiles() const { return shape.m / 16; }

@@ -4,6 +4,7 @@
 
 #include "PIT/Conversion/TileTransfer.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -25,6 +26,13 @@ Value KernelBuilder::rem(Value x, int64_t y) {
 }
 Value KernelBuilder::ult(Value x, Value y) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+}
+
+void KernelBuilder::buildIf(Value condition, function_ref<void()> body) {
+  auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
 }
 
 Value KernelBuilder::i32(int64_t value) {

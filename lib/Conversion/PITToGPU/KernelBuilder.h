@@ -36,6 +36,10 @@ struct KernelBuilder {
   Value toI32(Value index);
   Value toIndex(Value value);
 
+  /// Builds `body` where `condition` holds (an scf.if without results);
+  /// the insertion point stays after the scf.if.
+  void buildIf(Value condition, function_ref<void()> body);
+
   /// The sum of the i32 `value` over this lane and the lanes below it in
   /// its warp (every lane of the warp must get here).
   Value inclusiveWarpSum(Value value);

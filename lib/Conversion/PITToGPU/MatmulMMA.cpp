@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,6 +31,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -180,6 +182,8 @@ void foldZeroFill(RewriterBase &rewriter, Operation *op, MatmulTile &tile) {
 /// rows (one multiplication, then added into the panel), the stages of its
 /// copies, and the shared memory the block takes.
 constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
+/// How long a thread waiting on an mbarrier may be suspended at a time.
+constexpr int64_t kMbarrierSuspendHintNs = 1000000;
 /// Padding of a panel row in shared memory, in f32: rows then start 32
 /// bytes apart modulo the 128 bytes of the banks, so that the 4 rows a half
 /// warp adds into in one access spread over them (and every address is a
@@ -189,11 +193,12 @@ constexpr int64_t kPanelRowPadding = 8;
 int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
                          int64_t stages, int64_t numSegments) {
   int64_t units = numSegments * llvm::divideCeil(panelRows, shape.m);
-  // The panel and a spare row, the tiles, the unit lists, and the
-  // alignment the tiles start at.
-  return (panelRows + 1) * (shape.n + kPanelRowPadding) * 4 +
+  // The panel, the tiles, the unit lists, and the alignment the tiles
+  // start at.
+  return panelRows * (shape.n + kPanelRowPadding) * 4 +
          stages * shape.sharedBytes() +
-         4 * (units + numSegments + stages * shape.m + 1) + 5 * 16 + 1024;
+         4 * (units + numSegments + stages * shape.m + 1) + 8 * 2 * stages +
+         6 * 16 + 1024;
 }
 
 /// Why an STile gathered along m cannot run its `panel` (empty if it can):
@@ -209,6 +214,9 @@ std::string whyNoPanel(STileOp op, const MatmulTile &tile,
     return "the tile's n is not a multiple of 8";
   if (tile.shape.m != kPanelUnitRows)
     return "the tile's m is not " + std::to_string(kPanelUnitRows);
+  if (!options.warpgroupMma ||
+      !BlockMma::supportsWarpgroupMma(tile.shape, /*aKMajor=*/false))
+    return "it needs wgmma (sm_90a) on a tile of whole 64-column blocks";
   int64_t bytes = panelSharedBytes(tile.shape, *op.getPanel(), 2,
                                    op.getNumSegments());
   if (bytes > options.sharedBytesPerBlock)
@@ -609,10 +617,14 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
 /// into the panel rows they came from. The panel is stored into C once:
 /// no atomics, and C is neither cleared nor read where it was only zeroed.
 ///
-/// With wgmma the multiplication of a unit runs while the unit before is
-/// added into the panel. A unit's row positions are loaded a round before
-/// the round that issues its copies, so that their latency overlaps a
-/// round's work.
+/// The block is warp-specialised (wgmma only): one warpgroup copies the
+/// units in, the others multiply them, a unit's multiplication running
+/// while the unit before is added into the panel; the two sides meet
+/// through each stage's mbarriers. With a block barrier a unit, 4 warps an
+/// SM waited on each other's copies, multiplications and adds in turn
+/// (1x64 at 90% on an H100: 215 us for the kernel; 181 us split).
+/// The copying warpgroup loads a unit's row positions while it issues the
+/// unit before, so that their latency overlaps that work.
 void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                       const PanelIndex &index) {
   KernelBuilder k{b, loc};
@@ -627,20 +639,46 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     --stages;
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   SmallVector<MemRefType> workspace{
-      MemRefType::get({panelRows + 1, s.n + kPanelRowPadding}, f32),
+      MemRefType::get({panelRows, s.n + kPanelRowPadding}, f32),
       MemRefType::get({t.numSegments * unitsPerSegment}, i32),
       MemRefType::get({t.numSegments}, i32),
-      MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32)};
+      MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32),
+      MemRefType::get({2 * stages}, b.getI64Type())};
+  // The warpgroups that multiply (one for each 64 columns), then one that
+  // copies the units in.
   BlockMma mma(b, loc, s, numPanels * (t.extentN / s.n), stages,
-               /*aKMajor=*/false, t.warpgroupMma, workspace,
-               /*columnWarpgroups=*/std::max<int64_t>(1, s.n / 64));
+               /*aKMajor=*/false, /*warpgroupMma=*/true, workspace,
+               /*columnWarpgroups=*/s.n / 64, /*otherWarpgroups=*/1);
+  assert(mma.usesWarpgroupMma() && "whyNoPanel checks for wgmma");
   // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
   // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
-  // each row of a stage's unit as a row of the panel (-1: padding).
+  // each row of a stage's unit as a row of the panel (-1: padding);
+  // barriers: each stage's `full` mbarrier, then each stage's `empty` one.
   Value panel = mma.workspace[0], units = mma.workspace[1],
         segmentRows = mma.workspace[2], unitRows = mma.workspace[3],
-        numUnitsBuffer = mma.workspace[4];
-  int64_t threads = mma.numThreads;
+        numUnitsBuffer = mma.workspace[4], barriers = mma.workspace[5];
+  int64_t threads = mma.numThreads, consumers = mma.mmaThreads,
+          producers = threads - consumers;
+  // The mbarriers as the shared-memory pointers the NVVM ops take.
+  Value barriersAddress = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, b.getIndexType(), barriers);
+  auto sharedPointer = LLVM::LLVMPointerType::get(
+      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto barrierAt = [&](Value barrier) -> Value {
+    Value address = k.add(barriersAddress, k.mul(barrier, k.index(8)));
+    return LLVM::IntToPtrOp::create(
+        b, loc, sharedPointer,
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), address)
+            .getResult());
+  };
+  auto full = [&](Value stage) { return barrierAt(stage); };
+  auto empty = [&](Value stage) {
+    return barrierAt(k.add(stage, k.index(stages)));
+  };
+  auto waitFor = [&](Value barrier, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
+                                          k.i32(kMbarrierSuspendHintNs));
+  };
   // Panels vary fastest: the blocks at work share a few column slabs of B.
   Value panelIndex = k.rem(mma.blockId, numPanels);
   Value r0 = k.mul(panelIndex, k.index(panelRows));
@@ -739,18 +777,33 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     memref::StoreOp::create(b, loc, loop.getResult(0), numUnitsBuffer,
                             k.index(0));
   }
+  // Thread 0 sets up each stage's mbarriers before the block's barrier.
+  Value isFirstThread = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, mma.tid, k.index(0));
+  k.buildIf(isFirstThread, [&] {
+    for (int64_t stage = 0; stage < stages; ++stage) {
+      NVVM::MBarrierInitOp::create(b, loc, full(k.index(stage)),
+                                   k.i32(2 * producers), Value());
+      NVVM::MBarrierInitOp::create(b, loc, empty(k.index(stage)),
+                                   k.i32(consumers), Value());
+    }
+  });
   gpu::BarrierOp::create(b, loc);
   Value numUnits = k.toIndex(
       memref::LoadOp::create(b, loc, numUnitsBuffer, ValueRange{k.index(0)}));
 
   // A unit's copies of A: m rows of 16-byte pieces, whole rounds of the
-  // block. `prepare` loads the index slot of each of this thread's pieces
-  // (whatever the slot holds: padding past the segment's rows is sorted out
-  // where the slots are used, so that nothing waits for the loads before);
-  // `issue` copies the rows.
+  // producers (as are B's). `prepare` loads the index slot of each of this
+  // thread's pieces (whatever the slot holds: padding past the segment's
+  // rows is sorted out where the slots are used, so that nothing waits for
+  // the loads before); `issue` copies the rows.
   int64_t piecesPerRow = s.k / kVector;
-  int64_t pieces = s.m * piecesPerRow;
-  int64_t rounds = llvm::divideCeil(pieces, threads);
+  int64_t rounds = s.m * piecesPerRow / producers;
+  int64_t roundsB = s.k * s.n / kVector / producers;
+  assert(s.m * piecesPerRow % producers == 0 &&
+         s.k * s.n / kVector % producers == 0 &&
+         "wgmma tiles are whole rounds of a warpgroup's copies");
+  Value producer = arith::SubIOp::create(b, loc, mma.tid, k.index(consumers));
   // The segment, its number j among the segment's units, and the
   // segment's rows in the panel, of a unit below numUnits.
   auto unitOf = [&](Value unit) {
@@ -762,11 +815,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     return std::tuple{segment, k.rem(entry, unitsPerSegment), rows};
   };
   auto pieceOf = [&](int64_t round) {
-    Value piece = k.add(mma.tid, k.index(round * threads));
-    // Past the last piece (a partial last round), threads copy the last
-    // piece again: the same bytes to the same place.
-    if (pieces % threads != 0)
-      piece = arith::MinUIOp::create(b, loc, piece, k.index(pieces - 1));
+    Value piece = k.add(producer, k.index(round * producers));
     return std::pair{k.div(piece, piecesPerRow),
                      k.mul(k.rem(piece, piecesPerRow), k.index(kVector))};
   };
@@ -774,8 +823,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     return k.add(k.mul(j, k.index(s.m)), pieceOf(round).first);
   };
   auto prepare = [&](Value unit) {
-    // Past the last unit (the rounds ahead of the end) the last one's
-    // slots are loaded, and not used.
+    // Past the last unit the last one's slots are loaded, and not used.
     Value last = arith::SubIOp::create(
         b, loc, arith::MaxUIOp::create(b, loc, numUnits, k.index(1)),
         k.index(1));
@@ -812,116 +860,162 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       mma.copy(mma.sA, stage, row, column, t.a,
                ValueRange{source, k.add(k0, column)}, valid);
       // The thread that copies a row's first piece records the row.
-      auto ifFirstPiece = scf::IfOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, column,
-                                k.index(0)),
-          false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifFirstPiece.thenBlock()->getTerminator());
-      memref::StoreOp::create(b, loc, local, unitRows, ValueRange{stage, row});
+      k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      column, k.index(0)),
+                [&] {
+                  memref::StoreOp::create(b, loc, local, unitRows,
+                                          ValueRange{stage, row});
+                });
     }
-    mma.spread(s.k * s.n / kVector, [&](Value v) {
-      Value row = k.div(v, s.n / kVector);
-      Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+    for (int64_t round = 0; round < roundsB; ++round) {
+      Value piece = k.add(producer, k.index(round * producers));
+      Value row = k.div(piece, s.n / kVector);
+      Value column = k.mul(k.rem(piece, s.n / kVector), k.index(kVector));
       mma.copy(mma.sB, stage, row, column, t.b,
                ValueRange{k.add(k0, row), k.add(n0, column)}, Value());
-    });
+    }
   };
-  auto issueIf = [&](Value present, Value stage, Value unit,
-                     ValueRange slots) {
-    auto ifPresent = scf::IfOp::create(b, loc, present, false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
-    issue(stage, unit, slots);
-  };
-  // Adds a unit's product into the panel rows its rows came from; padding
-  // rows go to the spare row past the panel, which is never stored. A
-  // unit's rows are distinct, so all of a thread's loads may go before its
-  // stores, and no branch keeps them apart.
+  // Adds a unit's product into the panel rows its rows came from. A unit's
+  // real rows come first and its padding after them, so a thread skips the
+  // adds of a padding row, and a warp whose rows are all padding skips them
+  // altogether: the adds are most of the shared memory traffic of a unit,
+  // and a unit of a sparse panel is mostly padding. A unit's rows are
+  // distinct, so all of a row's loads may go before its stores.
   auto addIntoPanel = [&](ValueRange acc, Value stage) {
     auto pairType = VectorType::get({2}, f32);
-    DenseMap<std::pair<Value, int64_t>, Value> localRows;
-    auto panelRow = [&](Value row, int64_t below) {
-      Value &local = localRows[{row, below}];
-      if (!local) {
-        Value loaded = memref::LoadOp::create(
-            b, loc, unitRows, ValueRange{stage, k.add(row, k.index(below))});
-        Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                           loaded, k.i32(0));
-        local = k.toIndex(arith::SelectOp::create(b, loc, real, loaded,
-                                                k.i32(panelRows)));
-      }
-      return local;
-    };
-    SmallVector<std::pair<SmallVector<Value>, Value>> sums;
+    // The thread's accumulator pairs (column, values) by unit row: a
+    // block's row, and 8 rows below it.
+    llvm::MapVector<std::pair<Value, int64_t>,
+                    SmallVector<std::pair<Value, Value>>>
+        pairsOfRow;
     mma.forEachAccumulatorBlock(acc, [&](Value row, Value column,
                                          ArrayRef<Value> values) {
       for (int64_t half = 0; half < 2; ++half) {
-        SmallVector<Value> at{panelRow(row, 8 * half), column};
-        Value old = vector::LoadOp::create(b, loc, pairType, panel, at);
-        Value pair = vector::FromElementsOp::create(
-            b, loc, pairType,
-            ValueRange{values[2 * half], values[2 * half + 1]});
-        sums.push_back({at, arith::AddFOp::create(b, loc, old, pair)});
+        pairsOfRow[{row, 8 * half}].push_back(
+            {column, vector::FromElementsOp::create(
+                         b, loc, pairType,
+                         ValueRange{values[2 * half], values[2 * half + 1]})});
       }
     });
-    for (auto &[at, sum] : sums)
-      vector::StoreOp::create(b, loc, sum, panel, at);
+    for (auto &[rowAndBelow, pairs] : pairsOfRow) {
+      Value unitRow = k.add(rowAndBelow.first, k.index(rowAndBelow.second));
+      Value local = memref::LoadOp::create(b, loc, unitRows,
+                                           ValueRange{stage, unitRow});
+      Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         local, k.i32(0));
+      k.buildIf(real, [&] {
+        Value panelRow = k.toIndex(local);
+        SmallVector<Value> sums;
+        for (auto [column, pair] : pairs) {
+          Value old = vector::LoadOp::create(b, loc, pairType, panel,
+                                             ValueRange{panelRow, column});
+          sums.push_back(arith::AddFOp::create(b, loc, old, pair));
+        }
+        for (auto [sum, columnAndPair] : llvm::zip(sums, pairs))
+          vector::StoreOp::create(b, loc, sum, panel,
+                                  ValueRange{panelRow, columnAndPair.first});
+      });
+    }
+  };
+  // Units of different segments may hold the same panel row in the rows
+  // of different warps: a warp adds a unit once every warp of its
+  // warpgroup (its columns) has added the unit before (named barrier 1 +
+  // the warpgroup; 0 is the block's).
+  auto addInTurn = [&](ValueRange acc, Value stage) {
+    NVVM::BarrierOp::create(
+        b, loc, Type(),
+        k.toI32(k.add(k.div(mma.tid, kMmaThreads), k.index(1))),
+        k.i32(kMmaThreads), /*reductionOp=*/nullptr,
+        /*reductionPredicate=*/Value());
+    addIntoPanel(acc, stage);
+  };
+  // Unit u takes stage u % stages, as the (u / stages)-th use of it: the
+  // phase whose parity its full mbarrier completes, and its empty mbarrier
+  // the phase before.
+  auto stageOf = [&](Value unit) { return k.rem(unit, stages); };
+  auto useParity = [&](Value unit, int64_t plus) {
+    return k.toI32(k.rem(k.add(k.div(unit, stages), k.index(plus)), 2));
   };
 
-  // Where `next` > 0: adds unit next - 1, whose product is `acc` and whose
-  // rows are those of its stage, into the panel.
-  auto addUnitBefore = [&](Value next, ValueRange acc) {
-    auto ifAny = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, next,
-                              k.index(0)),
-        false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifAny.thenBlock()->getTerminator());
-    addIntoPanel(acc, k.rem(k.add(next, k.index(stages - 1)), stages));
+  // Whether a unit (or the count of them) is past the first: there is a
+  // unit before it to add into the panel.
+  auto isAfterFirst = [&](Value unit) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, unit,
+                                 k.index(0));
   };
-
-  // The first stages - 1 units, a copy group each.
-  for (int64_t ahead = 0; ahead < stages - 1; ++ahead) {
-    Value unit = k.index(ahead);
-    issueIf(k.ult(unit, numUnits), unit, unit, prepare(unit));
-    mma.commitCopies();
-  }
-  // The loop carries the accumulators of the unit before and the index
-  // slots of the next unit to issue, loaded a round ahead.
-  SmallVector<Value> carried = mma.zeroAccumulators();
-  int64_t numAccumulators = carried.size();
-  Value firstAhead = k.index(stages - 1);
-  llvm::append_range(carried, prepare(firstAhead));
-  auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
-                                 carried);
+  auto ifProducer = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, mma.tid,
+                            k.index(consumers)),
+      /*withElseRegion=*/true);
   {
-    OpBuilder::InsertionGuard body(b);
+    // The producers: unit u's index slots are loaded while unit u - 1 is
+    // issued; its copies wait for the consumers to be done with the unit
+    // stages before it.
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifProducer.thenBlock()->getTerminator());
+    auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
+                                   prepare(k.index(0)));
     b.setInsertionPointToStart(loop.getBody());
     Value unit = loop.getInductionVar();
-    ValueRange iterArgs = loop.getRegionIterArgs();
-    SmallVector<Value> previous(iterArgs.take_front(numAccumulators));
-    ValueRange slots = iterArgs.drop_front(numAccumulators);
-    Value ahead = k.add(unit, k.index(stages - 1));
-    Value hasAhead = k.ult(ahead, numUnits);
-    SmallVector<Value> nextSlots = prepare(k.add(ahead, k.index(1)));
-    // Unit u has landed once all groups but the newest stages - 2 have.
-    mma.waitForCopies(stages - 2);
-    SmallVector<Value> acc = mma.startProduct(k.rem(unit, stages));
-    addUnitBefore(unit, previous);
-    mma.finishMultiply();
-    // Every warp is done with unit u - 1's stage: unit u + stages - 1
-    // takes it.
-    gpu::BarrierOp::create(b, loc);
-    issueIf(hasAhead, k.rem(ahead, stages), ahead, slots);
-    mma.commitCopies();
-    acc.append(nextSlots);
-    scf::YieldOp::create(b, loc, acc);
+    SmallVector<Value> nextSlots = prepare(k.add(unit, k.index(1)));
+    Value stage = stageOf(unit);
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, unit,
+                                    k.index(stages)),
+              [&] { waitFor(empty(stage), useParity(unit, 1)); });
+    issue(stage, unit, loop.getRegionIterArgs());
+    // The stage is full once this thread's copies have landed (an arrival
+    // of its own, counted in the mbarrier's 2 x producers) and its rows
+    // are recorded (this arrival, a release).
+    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, full(stage),
+                                          /*noinc=*/true);
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), full(stage), Value());
+    scf::YieldOp::create(b, loc, nextSlots);
   }
-  addUnitBefore(numUnits, loop.getResults().take_front(numAccumulators));
+  {
+    // The consumers: unit u is multiplied while unit u - 1 is added into
+    // the panel, which then frees unit u - 1's stage.
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifProducer.elseBlock()->getTerminator());
+    auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
+                                   mma.zeroAccumulators());
+    {
+      OpBuilder::InsertionGuard body(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value unit = loop.getInductionVar();
+      waitFor(full(stageOf(unit)), useParity(unit, 0));
+      // wgmma reads through the async proxy what the copies wrote.
+      NVVM::FenceProxyOp::create(
+          b, loc,
+          NVVM::ProxyKindAttr::get(b.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      SmallVector<Value> acc = mma.startProduct(stageOf(unit));
+      k.buildIf(isAfterFirst(unit), [&] {
+        Value previousStage = stageOf(
+            arith::SubIOp::create(b, loc, unit, k.index(1)));
+        addInTurn(loop.getRegionIterArgs(), previousStage);
+        NVVM::MBarrierArriveOp::create(b, loc, Type(), empty(previousStage),
+                                       Value());
+      });
+      mma.finishMultiply();
+      scf::YieldOp::create(b, loc, acc);
+    }
+    k.buildIf(isAfterFirst(numUnits), [&] {
+      addInTurn(loop.getResults(),
+                stageOf(arith::SubIOp::create(b, loc, numUnits, k.index(1))));
+    });
+  }
   gpu::BarrierOp::create(b, loc);
+  // The stages' mbarriers are done with: the block's next tile sets them
+  // up again.
+  k.buildIf(isFirstThread, [&] {
+    for (int64_t stage = 0; stage < stages; ++stage) {
+      NVVM::MBarrierInvalOp::create(b, loc, full(k.index(stage)));
+      NVVM::MBarrierInvalOp::create(b, loc, empty(k.index(stage)));
+    }
+  });
   forEachPanelPiece([&](Value row, Value column) {
     Value value =
         vector::LoadOp::create(b, loc, pieceType, panel,
