@@ -23,14 +23,15 @@ MATMUL_GRANULARITIES = [
 # k) its STile may run, each measured and kept as is (pit.stile keep_tile).
 # Gathered along k the rows are the micro-tile's; the block columns and the
 # chunk of compacted k vary. Gathered along m (1x64) k is the micro-tile's;
-# the gathered rows and the columns vary. A fourth number would be the panel
-# of C's rows a block owns (pit.stile panel) instead of adding with atomics:
-# (64, 128, 64, 256) was measured (docs/BENCHMARKS.md, "panel") and lost to
-# dense at every coverage but 0, where it still kept its three guarded
-# launches in every 1x64 call; it is out until it wins somewhere.
+# the gathered rows and the columns vary. A fourth number is the panel of
+# C's rows a block owns (pit.stile panel) instead of adding with atomics:
+# 512 rows of 64 columns fill units of 64 gathered rows at 90% sparsity
+# (256 x 128, the same shared memory, fills them half and measured slower:
+# docs/BENCHMARKS.md, "panel").
 DENSE_TILES = {
     "32x1": [(32, 256, 32), (32, 128, 32), (32, 256, 64)],
-    "1x64": [(32, 256, 64), (32, 64, 64), (64, 128, 64), (128, 64, 64)],
+    "1x64": [(32, 256, 64), (32, 64, 64), (64, 128, 64), (128, 64, 64),
+             (64, 64, 64, 512)],
     "16x16": [(16, 256, 32), (16, 128, 32), (16, 256, 64)],
     "32x64": [(32, 256, 64), (32, 128, 64), (32, 128, 128)],
 }

@@ -197,7 +197,8 @@ int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
   // start at.
   return panelRows * (shape.n + kPanelRowPadding) * 4 +
          stages * shape.sharedBytes() +
-         4 * (units + numSegments + stages * shape.m + 1) + 8 * 2 * stages +
+         4 * (units + numSegments + 2 * stages * shape.m + 1) +
+         8 * 2 * stages +
          6 * 16 + 1024;
 }
 
@@ -642,7 +643,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       MemRefType::get({panelRows, s.n + kPanelRowPadding}, f32),
       MemRefType::get({t.numSegments * unitsPerSegment}, i32),
       MemRefType::get({t.numSegments}, i32),
-      MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32),
+      MemRefType::get({2 * stages, s.m}, i32), MemRefType::get({1}, i32),
       MemRefType::get({2 * stages}, b.getI64Type())};
   // The warpgroups that multiply (one for each 64 columns), then one that
   // copies the units in.
@@ -652,13 +653,15 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   assert(mma.usesWarpgroupMma() && "whyNoPanel checks for wgmma");
   // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
   // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
-  // each row of a stage's unit as a row of the panel (-1: padding);
+  // each row of unit u as a row of the panel (-1: padding), at u % (2 x
+  // stages): they outlive the unit's stage, which is freed once the unit is
+  // multiplied, by the add into the panel a round later;
   // barriers: each stage's `full` mbarrier, then each stage's `empty` one.
   Value panel = mma.workspace[0], units = mma.workspace[1],
         segmentRows = mma.workspace[2], unitRows = mma.workspace[3],
         numUnitsBuffer = mma.workspace[4], barriers = mma.workspace[5];
   int64_t threads = mma.numThreads, consumers = mma.mmaThreads,
-          producers = threads - consumers;
+          producerWarps = (threads - consumers) / kWarpSize;
   // The mbarriers as the shared-memory pointers the NVVM ops take.
   Value barriersAddress = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, b.getIndexType(), barriers);
@@ -783,7 +786,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   k.buildIf(isFirstThread, [&] {
     for (int64_t stage = 0; stage < stages; ++stage) {
       NVVM::MBarrierInitOp::create(b, loc, full(k.index(stage)),
-                                   k.i32(2 * producers), Value());
+                                   k.i32(2 * kWarpSize), Value());
       NVVM::MBarrierInitOp::create(b, loc, empty(k.index(stage)),
                                    k.i32(consumers), Value());
     }
@@ -792,18 +795,27 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   Value numUnits = k.toIndex(
       memref::LoadOp::create(b, loc, numUnitsBuffer, ValueRange{k.index(0)}));
 
-  // A unit's copies of A: m rows of 16-byte pieces, whole rounds of the
-  // producers (as are B's). `prepare` loads the index slot of each of this
-  // thread's pieces (whatever the slot holds: padding past the segment's
-  // rows is sorted out where the slots are used, so that nothing waits for
-  // the loads before); `issue` copies the rows.
+  // Each copying warp copies every producingWarps-th unit in, so that the
+  // warps' units are in flight together. The warps that copy divide the
+  // stages: a stage then always takes the units of one warp, in order, as
+  // its mbarriers' phases need. A unit's copies of A, m rows of
+  // 16-byte pieces, are whole rounds of the warp (as are B's). `prepare`
+  // loads the index slot of each of this lane's pieces (whatever the slot
+  // holds: padding past the segment's rows is sorted out where the slots
+  // are used, so that nothing waits for the loads before); `issue` copies
+  // the rows.
   int64_t piecesPerRow = s.k / kVector;
-  int64_t rounds = s.m * piecesPerRow / producers;
-  int64_t roundsB = s.k * s.n / kVector / producers;
-  assert(s.m * piecesPerRow % producers == 0 &&
-         s.k * s.n / kVector % producers == 0 &&
-         "wgmma tiles are whole rounds of a warpgroup's copies");
+  int64_t rounds = s.m * piecesPerRow / kWarpSize;
+  int64_t roundsB = s.k * s.n / kVector / kWarpSize;
+  assert(s.m * piecesPerRow % kWarpSize == 0 &&
+         s.k * s.n / kVector % kWarpSize == 0 &&
+         "wgmma tiles are whole rounds of a warp's copies");
   Value producer = arith::SubIOp::create(b, loc, mma.tid, k.index(consumers));
+  Value producerLane = k.rem(producer, kWarpSize);
+  Value producerWarp = k.div(producer, kWarpSize);
+  int64_t producingWarps = producerWarps;
+  while (stages % producingWarps != 0)
+    --producingWarps;
   // The segment, its number j among the segment's units, and the
   // segment's rows in the panel, of a unit below numUnits.
   auto unitOf = [&](Value unit) {
@@ -815,7 +827,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     return std::tuple{segment, k.rem(entry, unitsPerSegment), rows};
   };
   auto pieceOf = [&](int64_t round) {
-    Value piece = k.add(producer, k.index(round * producers));
+    Value piece = k.add(producerLane, k.index(round * kWarpSize));
     return std::pair{k.div(piece, piecesPerRow),
                      k.mul(k.rem(piece, piecesPerRow), k.index(kVector))};
   };
@@ -839,6 +851,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     }
     return slots;
   };
+  // Where unit u's rows are kept.
+  auto rowsSlot = [&](Value unit) { return k.rem(unit, 2 * stages); };
   auto issue = [&](Value stage, Value unit, ValueRange slots) {
     auto [segment, j, rows] = unitOf(unit);
     Value k0 = k.mul(segment, k.index(s.k));
@@ -864,11 +878,11 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                                       column, k.index(0)),
                 [&] {
                   memref::StoreOp::create(b, loc, local, unitRows,
-                                          ValueRange{stage, row});
+                                          ValueRange{rowsSlot(unit), row});
                 });
     }
     for (int64_t round = 0; round < roundsB; ++round) {
-      Value piece = k.add(producer, k.index(round * producers));
+      Value piece = k.add(producerLane, k.index(round * kWarpSize));
       Value row = k.div(piece, s.n / kVector);
       Value column = k.mul(k.rem(piece, s.n / kVector), k.index(kVector));
       mma.copy(mma.sB, stage, row, column, t.b,
@@ -881,7 +895,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // altogether: the adds are most of the shared memory traffic of a unit,
   // and a unit of a sparse panel is mostly padding. A unit's rows are
   // distinct, so all of a row's loads may go before its stores.
-  auto addIntoPanel = [&](ValueRange acc, Value stage) {
+  auto addIntoPanel = [&](ValueRange acc, Value slot) {
     auto pairType = VectorType::get({2}, f32);
     // The thread's accumulator pairs (column, values) by unit row: a
     // block's row, and 8 rows below it.
@@ -900,7 +914,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     for (auto &[rowAndBelow, pairs] : pairsOfRow) {
       Value unitRow = k.add(rowAndBelow.first, k.index(rowAndBelow.second));
       Value local = memref::LoadOp::create(b, loc, unitRows,
-                                           ValueRange{stage, unitRow});
+                                           ValueRange{slot, unitRow});
       Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                          local, k.i32(0));
       k.buildIf(real, [&] {
@@ -921,13 +935,13 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // of different warps: a warp adds a unit once every warp of its
   // warpgroup (its columns) has added the unit before (named barrier 1 +
   // the warpgroup; 0 is the block's).
-  auto addInTurn = [&](ValueRange acc, Value stage) {
+  auto addInTurn = [&](ValueRange acc, Value slot) {
     NVVM::BarrierOp::create(
         b, loc, Type(),
         k.toI32(k.add(k.div(mma.tid, kMmaThreads), k.index(1))),
         k.i32(kMmaThreads), /*reductionOp=*/nullptr,
         /*reductionPredicate=*/Value());
-    addIntoPanel(acc, stage);
+    addIntoPanel(acc, slot);
   };
   // Unit u takes stage u % stages, as the (u / stages)-th use of it: the
   // phase whose parity its full mbarrier completes, and its empty mbarrier
@@ -949,24 +963,29 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                             k.index(consumers)),
       /*withElseRegion=*/true);
   {
-    // The producers: unit u's index slots are loaded while unit u - 1 is
-    // issued; its copies wait for the consumers to be done with the unit
-    // stages before it.
+    // The producers: a warp loads the index slots of its next unit while
+    // it issues this one; the copies of unit u wait for the consumers to
+    // be done with unit u - stages.
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifProducer.thenBlock()->getTerminator());
-    auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
-                                   prepare(k.index(0)));
+    auto ifProducing = scf::IfOp::create(
+        b, loc, k.ult(producerWarp, k.index(producingWarps)), false);
+    b.setInsertionPoint(ifProducing.thenBlock()->getTerminator());
+    auto loop = scf::ForOp::create(b, loc, producerWarp, numUnits,
+                                   k.index(producingWarps),
+                                   prepare(producerWarp));
     b.setInsertionPointToStart(loop.getBody());
     Value unit = loop.getInductionVar();
-    SmallVector<Value> nextSlots = prepare(k.add(unit, k.index(1)));
+    SmallVector<Value> nextSlots =
+        prepare(k.add(unit, k.index(producingWarps)));
     Value stage = stageOf(unit);
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, unit,
                                     k.index(stages)),
               [&] { waitFor(empty(stage), useParity(unit, 1)); });
     issue(stage, unit, loop.getRegionIterArgs());
-    // The stage is full once this thread's copies have landed (an arrival
-    // of its own, counted in the mbarrier's 2 x producers) and its rows
-    // are recorded (this arrival, a release).
+    // The stage is full once the warp's copies have landed (an arrival of
+    // each lane's own, counted in the mbarrier's 2 x 32) and its rows are
+    // recorded (this arrival, a release).
     NVVM::CpAsyncMBarrierArriveOp::create(b, loc, full(stage),
                                           /*noinc=*/true);
     NVVM::MBarrierArriveOp::create(b, loc, Type(), full(stage), Value());
@@ -974,7 +993,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   }
   {
     // The consumers: unit u is multiplied while unit u - 1 is added into
-    // the panel, which then frees unit u - 1's stage.
+    // the panel; once it is multiplied, its stage is free.
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifProducer.elseBlock()->getTerminator());
     auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
@@ -993,18 +1012,17 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                                      NVVM::SharedSpace::shared_cta));
       SmallVector<Value> acc = mma.startProduct(stageOf(unit));
       k.buildIf(isAfterFirst(unit), [&] {
-        Value previousStage = stageOf(
-            arith::SubIOp::create(b, loc, unit, k.index(1)));
-        addInTurn(loop.getRegionIterArgs(), previousStage);
-        NVVM::MBarrierArriveOp::create(b, loc, Type(), empty(previousStage),
-                                       Value());
+        addInTurn(loop.getRegionIterArgs(),
+                  rowsSlot(arith::SubIOp::create(b, loc, unit, k.index(1))));
       });
       mma.finishMultiply();
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), empty(stageOf(unit)),
+                                     Value());
       scf::YieldOp::create(b, loc, acc);
     }
     k.buildIf(isAfterFirst(numUnits), [&] {
       addInTurn(loop.getResults(),
-                stageOf(arith::SubIOp::create(b, loc, numUnits, k.index(1))));
+                rowsSlot(arith::SubIOp::create(b, loc, numUnits, k.index(1))));
     });
   }
   gpu::BarrierOp::create(b, loc);
