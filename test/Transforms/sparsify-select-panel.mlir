@@ -24,8 +24,8 @@
 // block for each panel of 256 rows and 128 columns keeps the panel in
 // shared memory (f32, rows padded by 8 columns) next to 3 stages of the
 // 64x64 A tile and the 64x128 B tile (4 do not fit), the list of units (4
-// segments x 4 units of 64 rows), each segment's rows, the rows of the
-// last 6 units, and each stage's two mbarriers. Two warpgroups multiply
+// segments x 4 units of 64 rows), each segment's rows, each stage's rows,
+// and each stage's two mbarriers. Two warpgroups multiply
 // each unit, 64 columns each; three warps of a third copy every third unit
 // in (the copying warps divide the stages, so a stage always takes the
 // units of one warp). The copies of a stage complete its `full` mbarrier (cp.async
@@ -47,7 +47,7 @@
 // GPU: memref.view {{.+}} to memref<256x136xf32, #gpu.address_space<workgroup>>
 // GPU: memref.view {{.+}} to memref<16xi32, #gpu.address_space<workgroup>>
 // GPU: memref.view {{.+}} to memref<4xi32, #gpu.address_space<workgroup>>
-// GPU: memref.view {{.+}} to memref<6x64xi32, #gpu.address_space<workgroup>>
+// GPU: memref.view {{.+}} to memref<3x64xi32, #gpu.address_space<workgroup>>
 // GPU: memref.view {{.+}} to memref<6xi64, #gpu.address_space<workgroup>>
 // GPU: gpu.shuffle  up
 // GPU-COUNT-6: nvvm.mbarrier.init
@@ -73,7 +73,7 @@
 
 // Where the panel does not fit in a block's shared memory, or the chip
 // has no wgmma, the tile keeps its atomics, and says so.
-// BIG: remark: panel of 512 rows left out (it needs 330004 bytes of shared memory, the chip allows 232448): the tile adds into C with atomics
+// BIG: remark: panel of 512 rows left out (it needs 329492 bytes of shared memory, the chip allows 232448): the tile adds into C with atomics
 // SMALL: remark: panel of 256 rows left out (it needs wgmma (sm_90a) on a tile of whole 64-column blocks): the tile adds into C with atomics
 func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf32>) {
   %zero = arith.constant 0.0 : f32

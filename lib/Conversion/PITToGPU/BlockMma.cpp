@@ -512,15 +512,20 @@ void BlockMma::forEachAccumulatorQuad(
   });
 }
 
+Value BlockMma::warpgroupAccumulatorRow() {
+  assert(warpgroup && "wgmma accumulators only");
+  return k.add(k.add(k.mul(warpgroupRows, k.index(64)),
+                     k.mul(warp, k.index(16))),
+               group);
+}
+
 void BlockMma::forEachAccumulatorBlock(
     ValueRange acc,
     function_ref<void(Value, Value, ArrayRef<Value>)> write) {
   if (warpgroup) {
     // wgmma's m64nN accumulator: register 4 j + 2 i + e holds row 16 warp
     // + group + 8 i, column 8 j + 2 inGroup + e of the warpgroup's 64 rows.
-    Value warpRow = k.add(k.add(k.mul(warpgroupRows, k.index(64)),
-                                k.mul(warp, k.index(16))),
-                          group);
+    Value warpRow = warpgroupAccumulatorRow();
     Value pairColumn = k.add(k.mul(inGroup, k.index(2)),
                              k.mul(warpgroupColumns, k.index(warpgroupN())));
     for (int64_t j = 0; j < warpgroupN() / 8; ++j) {

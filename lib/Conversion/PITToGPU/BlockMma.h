@@ -191,6 +191,10 @@ public:
   void forEachAccumulatorBlock(
       ValueRange acc, function_ref<void(Value, Value, ArrayRef<Value>)> write);
 
+  /// With wgmma: the first of the two rows of the block's tile that this
+  /// thread's accumulators hold (the other is 8 rows below).
+  Value warpgroupAccumulatorRow();
+
   /// Whether the block multiplies with wgmma.
   bool usesWarpgroupMma() const { return warpgroup; }
 

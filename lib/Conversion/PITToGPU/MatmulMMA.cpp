@@ -197,8 +197,7 @@ int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
   // start at.
   return panelRows * (shape.n + kPanelRowPadding) * 4 +
          stages * shape.sharedBytes() +
-         4 * (units + numSegments + 2 * stages * shape.m + 1) +
-         8 * 2 * stages +
+         4 * (units + numSegments + stages * shape.m + 1) + 8 * 2 * stages +
          6 * 16 + 1024;
 }
 
@@ -643,7 +642,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       MemRefType::get({panelRows, s.n + kPanelRowPadding}, f32),
       MemRefType::get({t.numSegments * unitsPerSegment}, i32),
       MemRefType::get({t.numSegments}, i32),
-      MemRefType::get({2 * stages, s.m}, i32), MemRefType::get({1}, i32),
+      MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32),
       MemRefType::get({2 * stages}, b.getI64Type())};
   // The warpgroups that multiply (one for each 64 columns), then one that
   // copies the units in.
@@ -653,9 +652,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   assert(mma.usesWarpgroupMma() && "whyNoPanel checks for wgmma");
   // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
   // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
-  // each row of unit u as a row of the panel (-1: padding), at u % (2 x
-  // stages): they outlive the unit's stage, which is freed once the unit is
-  // multiplied, by the add into the panel a round later;
+  // each row of a stage's unit as a row of the panel (-1: padding);
   // barriers: each stage's `full` mbarrier, then each stage's `empty` one.
   Value panel = mma.workspace[0], units = mma.workspace[1],
         segmentRows = mma.workspace[2], unitRows = mma.workspace[3],
@@ -851,8 +848,6 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     }
     return slots;
   };
-  // Where unit u's rows are kept.
-  auto rowsSlot = [&](Value unit) { return k.rem(unit, 2 * stages); };
   auto issue = [&](Value stage, Value unit, ValueRange slots) {
     auto [segment, j, rows] = unitOf(unit);
     Value k0 = k.mul(segment, k.index(s.k));
@@ -878,7 +873,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                                       column, k.index(0)),
                 [&] {
                   memref::StoreOp::create(b, loc, local, unitRows,
-                                          ValueRange{rowsSlot(unit), row});
+                                          ValueRange{stage, row});
                 });
     }
     for (int64_t round = 0; round < roundsB; ++round) {
@@ -889,36 +884,43 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                ValueRange{k.add(k0, row), k.add(n0, column)}, Value());
     }
   };
+  // The two rows of a unit this thread's accumulators hold, as rows of the
+  // panel (-1: padding): loaded when the unit has landed, used a round
+  // later, when the unit is added into the panel.
+  Value accumulatorRow = mma.warpgroupAccumulatorRow();
+  auto loadUnitRows = [&](Value slot) {
+    SmallVector<Value> rows;
+    for (int64_t below : {0, 8})
+      rows.push_back(memref::LoadOp::create(
+          b, loc, unitRows,
+          ValueRange{slot, k.add(accumulatorRow, k.index(below))}));
+    return rows;
+  };
   // Adds a unit's product into the panel rows its rows came from. A unit's
   // real rows come first and its padding after them, so a thread skips the
   // adds of a padding row, and a warp whose rows are all padding skips them
   // altogether: the adds are most of the shared memory traffic of a unit,
   // and a unit of a sparse panel is mostly padding. A unit's rows are
   // distinct, so all of a row's loads may go before its stores.
-  auto addIntoPanel = [&](ValueRange acc, Value slot) {
+  auto addIntoPanel = [&](ValueRange acc, ValueRange rows) {
     auto pairType = VectorType::get({2}, f32);
-    // The thread's accumulator pairs (column, values) by unit row: a
-    // block's row, and 8 rows below it.
-    llvm::MapVector<std::pair<Value, int64_t>,
-                    SmallVector<std::pair<Value, Value>>>
-        pairsOfRow;
-    mma.forEachAccumulatorBlock(acc, [&](Value row, Value column,
+    // The thread's accumulator pairs (column, values) of each of its rows.
+    SmallVector<SmallVector<std::pair<Value, Value>>> pairsOfRow(2);
+    mma.forEachAccumulatorBlock(acc, [&](Value, Value column,
                                          ArrayRef<Value> values) {
-      for (int64_t half = 0; half < 2; ++half) {
-        pairsOfRow[{row, 8 * half}].push_back(
+      for (int64_t half = 0; half < 2; ++half)
+        pairsOfRow[half].push_back(
             {column, vector::FromElementsOp::create(
                          b, loc, pairType,
                          ValueRange{values[2 * half], values[2 * half + 1]})});
-      }
     });
-    for (auto &[rowAndBelow, pairs] : pairsOfRow) {
-      Value unitRow = k.add(rowAndBelow.first, k.index(rowAndBelow.second));
-      Value local = memref::LoadOp::create(b, loc, unitRows,
-                                           ValueRange{slot, unitRow});
+    for (auto [local, pairs] : llvm::zip(rows, pairsOfRow)) {
       Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                          local, k.i32(0));
       k.buildIf(real, [&] {
-        Value panelRow = k.toIndex(local);
+        // Not negative here: zero-extended.
+        Value panelRow = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                                      local);
         SmallVector<Value> sums;
         for (auto [column, pair] : pairs) {
           Value old = vector::LoadOp::create(b, loc, pairType, panel,
@@ -935,13 +937,13 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // of different warps: a warp adds a unit once every warp of its
   // warpgroup (its columns) has added the unit before (named barrier 1 +
   // the warpgroup; 0 is the block's).
-  auto addInTurn = [&](ValueRange acc, Value slot) {
+  auto addInTurn = [&](ValueRange acc, ValueRange rows) {
     NVVM::BarrierOp::create(
         b, loc, Type(),
         k.toI32(k.add(k.div(mma.tid, kMmaThreads), k.index(1))),
         k.i32(kMmaThreads), /*reductionOp=*/nullptr,
         /*reductionPredicate=*/Value());
-    addIntoPanel(acc, slot);
+    addIntoPanel(acc, rows);
   };
   // Unit u takes stage u % stages, as the (u / stages)-th use of it: the
   // phase whose parity its full mbarrier completes, and its empty mbarrier
@@ -993,11 +995,16 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   }
   {
     // The consumers: unit u is multiplied while unit u - 1 is added into
-    // the panel; once it is multiplied, its stage is free.
+    // the panel; once it is multiplied (and its rows read), its stage is
+    // free.
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifProducer.elseBlock()->getTerminator());
+    // The loop carries the product of the unit before and its rows.
+    SmallVector<Value> carried = mma.zeroAccumulators();
+    int64_t numAccumulators = carried.size();
+    carried.append({k.i32(-1), k.i32(-1)});
     auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
-                                   mma.zeroAccumulators());
+                                   carried);
     {
       OpBuilder::InsertionGuard body(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -1010,19 +1017,23 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                                    NVVM::ProxyKind::async_shared),
           NVVM::SharedSpaceAttr::get(b.getContext(),
                                      NVVM::SharedSpace::shared_cta));
+      SmallVector<Value> rows = loadUnitRows(stageOf(unit));
       SmallVector<Value> acc = mma.startProduct(stageOf(unit));
+      ValueRange previous = loop.getRegionIterArgs();
       k.buildIf(isAfterFirst(unit), [&] {
-        addInTurn(loop.getRegionIterArgs(),
-                  rowsSlot(arith::SubIOp::create(b, loc, unit, k.index(1))));
+        addInTurn(previous.take_front(numAccumulators),
+                  previous.drop_front(numAccumulators));
       });
       mma.finishMultiply();
       NVVM::MBarrierArriveOp::create(b, loc, Type(), empty(stageOf(unit)),
                                      Value());
+      acc.append(rows);
       scf::YieldOp::create(b, loc, acc);
     }
     k.buildIf(isAfterFirst(numUnits), [&] {
-      addInTurn(loop.getResults(),
-                rowsSlot(arith::SubIOp::create(b, loc, numUnits, k.index(1))));
+      ValueRange last = loop.getResults();
+      addInTurn(last.take_front(numAccumulators),
+                last.drop_front(numAccumulators));
     });
   }
   gpu::BarrierOp::create(b, loc);
