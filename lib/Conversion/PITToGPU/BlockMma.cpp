@@ -80,14 +80,16 @@ static int64_t workspaceBytes(MemRefType type) {
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
-                   int64_t columnWarpgroups, int64_t otherWarpgroups)
+                   int64_t columnWarpgroups, int64_t otherWarpgroups,
+                   int64_t replicas)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
       warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor) &&
                 shape.n % (columnWarpgroups * kSwizzleRowElements) == 0),
       columnWarpgroups(warpgroup ? columnWarpgroups : 1) {
-  mmaThreads =
+  replicaThreads =
       kMmaThreads * (warpgroup ? shape.m / 64 * this->columnWarpgroups : 1);
+  mmaThreads = replicaThreads * replicas;
   numThreads = mmaThreads + kMmaThreads * otherWarpgroups;
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
@@ -145,6 +147,8 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   // [c n', (c + 1) n') for r, c = g / columnWarpgroups, g % columnWarpgroups
   // and n' = n / columnWarpgroups.
   Value warpgroupIndex = k.div(tid, kMmaThreads);
+  if (replicas > 1)
+    warpgroupIndex = k.rem(warpgroupIndex, replicaThreads / kMmaThreads);
   warpgroupRows = warpgroupIndex;
   warpgroupColumns = k.index(0);
   if (this->columnWarpgroups > 1) {

@@ -94,10 +94,13 @@ public:
   /// multiplying its part of n (whole blocks of 64 columns): more warps for
   /// an SM without more rows. `otherWarpgroups`: warpgroups after those
   /// that multiply (threads from mmaThreads on), for the kernel's own work.
+  /// `replicas`: sets of the multiplying warps, each multiplying the whole
+  /// tile on its own (replica r is threads [r, r + 1) x replicaThreads).
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
            int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
            bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {},
-           int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0);
+           int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0,
+           int64_t replicas = 1);
 
   /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
   /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
@@ -203,8 +206,9 @@ public:
   Value sA, sB, blockId, tid;
   /// The buffers of `workspace`, in shared memory.
   SmallVector<Value> workspace;
-  /// Threads of the block, and those of them that multiply (the first).
-  int64_t numThreads, mmaThreads;
+  /// Threads of the block, those of them that multiply (the first), and
+  /// those of one replica.
+  int64_t numThreads, mmaThreads, replicaThreads;
 
 private:
   int64_t mSubtiles() const { return shape.m / 16; }

@@ -182,6 +182,10 @@ void foldZeroFill(RewriterBase &rewriter, Operation *op, MatmulTile &tile) {
 /// rows (one multiplication, then added into the panel), the stages of its
 /// copies, and the shared memory the block takes.
 constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
+/// Warpgroups a panel block multiplies with: with fewer columns than that
+/// many warpgroups cover, replicas of them take the units in turn, so that
+/// one's multiplication runs while another adds into the panel.
+constexpr int64_t kPanelMmaWarpgroups = 2;
 /// How long a thread waiting on an mbarrier may be suspended at a time.
 constexpr int64_t kMbarrierSuspendHintNs = 1000000;
 /// Padding of a panel row in shared memory, in f32: rows then start 32
@@ -644,11 +648,14 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       MemRefType::get({t.numSegments}, i32),
       MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32),
       MemRefType::get({2 * stages}, b.getI64Type())};
-  // The warpgroups that multiply (one for each 64 columns), then one that
-  // copies the units in.
+  // The warpgroups that multiply (one for each 64 columns, in replicas
+  // that take units in turn), then one that copies the units in.
+  int64_t columnWarpgroups = s.n / 64;
+  int64_t replicas =
+      std::max<int64_t>(1, kPanelMmaWarpgroups / columnWarpgroups);
   BlockMma mma(b, loc, s, numPanels * (t.extentN / s.n), stages,
                /*aKMajor=*/false, /*warpgroupMma=*/true, workspace,
-               /*columnWarpgroups=*/s.n / 64, /*otherWarpgroups=*/1);
+               columnWarpgroups, /*otherWarpgroups=*/1, replicas);
   assert(mma.usesWarpgroupMma() && "whyNoPanel checks for wgmma");
   // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
   // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
@@ -785,7 +792,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       NVVM::MBarrierInitOp::create(b, loc, full(k.index(stage)),
                                    k.i32(2 * kWarpSize), Value());
       NVVM::MBarrierInitOp::create(b, loc, empty(k.index(stage)),
-                                   k.i32(consumers), Value());
+                                   k.i32(mma.replicaThreads), Value());
     }
   });
   gpu::BarrierOp::create(b, loc);
@@ -933,17 +940,34 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       });
     }
   };
-  // Units of different segments may hold the same panel row in the rows
-  // of different warps: a warp adds a unit once every warp of its
-  // warpgroup (its columns) has added the unit before (named barrier 1 +
-  // the warpgroup; 0 is the block's).
+  // Units of different segments may hold the same panel row, in the rows
+  // of different warps: the units are added in order, a turn each. Replica
+  // r of a column warpgroup takes its turn at named barrier 1 + c R + r
+  // (c: the columns, R replicas; 0 is the block's barrier) when the
+  // warpgroup of the unit before, r - 1 (mod R), hands it over: one side
+  // syncs, the other arrives. That also keeps the warps of a warpgroup
+  // together (with one replica, it hands the turn to itself).
+  Value replica = k.div(mma.tid, mma.replicaThreads);
+  Value columnGroup = k.rem(k.div(mma.tid, kMmaThreads), columnWarpgroups);
+  auto turnOf = [&](Value replicaIndex) {
+    return k.toI32(k.add(k.mul(columnGroup, k.index(replicas)),
+                         k.add(replicaIndex, k.index(1))));
+  };
+  Value turnThreads = k.i32(2 * kMmaThreads);
+  auto takeTurn = [&] {
+    NVVM::BarrierOp::create(b, loc, Type(), turnOf(replica), turnThreads,
+                            /*reductionOp=*/nullptr,
+                            /*reductionPredicate=*/Value());
+  };
+  auto handOverTurn = [&] {
+    NVVM::BarrierArriveOp::create(
+        b, loc, turnOf(k.rem(k.add(replica, k.index(1)), replicas)),
+        turnThreads);
+  };
   auto addInTurn = [&](ValueRange acc, ValueRange rows) {
-    NVVM::BarrierOp::create(
-        b, loc, Type(),
-        k.toI32(k.add(k.div(mma.tid, kMmaThreads), k.index(1))),
-        k.i32(kMmaThreads), /*reductionOp=*/nullptr,
-        /*reductionPredicate=*/Value());
+    takeTurn();
     addIntoPanel(acc, rows);
+    handOverTurn();
   };
   // Unit u takes stage u % stages, as the (u / stages)-th use of it: the
   // phase whose parity its full mbarrier completes, and its empty mbarrier
@@ -953,12 +977,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     return k.toI32(k.rem(k.add(k.div(unit, stages), k.index(plus)), 2));
   };
 
-  // Whether a unit (or the count of them) is past the first: there is a
-  // unit before it to add into the panel.
-  auto isAfterFirst = [&](Value unit) -> Value {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, unit,
-                                 k.index(0));
-  };
+  auto isBelow = [&](Value x, Value y) -> Value { return k.ult(x, y); };
   auto ifProducer = scf::IfOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, mma.tid,
@@ -994,17 +1013,22 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     scf::YieldOp::create(b, loc, nextSlots);
   }
   {
-    // The consumers: unit u is multiplied while unit u - 1 is added into
-    // the panel; once it is multiplied (and its rows read), its stage is
-    // free.
+    // The consumers: replica r multiplies units r, r + R, ..., each while
+    // its unit before is added into the panel (in turn); once a unit is
+    // multiplied (and its rows read), its stage is free.
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifProducer.elseBlock()->getTerminator());
-    // The loop carries the product of the unit before and its rows.
+    // The last replica hands the first its first turn.
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
+                                    k.index(replicas - 1)),
+              handOverTurn);
+    // The loop carries the product of the replica's unit before and its
+    // rows.
     SmallVector<Value> carried = mma.zeroAccumulators();
     int64_t numAccumulators = carried.size();
     carried.append({k.i32(-1), k.i32(-1)});
-    auto loop = scf::ForOp::create(b, loc, k.index(0), numUnits, k.index(1),
-                                   carried);
+    auto loop = scf::ForOp::create(b, loc, replica, numUnits,
+                                   k.index(replicas), carried);
     {
       OpBuilder::InsertionGuard body(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -1020,7 +1044,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       SmallVector<Value> rows = loadUnitRows(stageOf(unit));
       SmallVector<Value> acc = mma.startProduct(stageOf(unit));
       ValueRange previous = loop.getRegionIterArgs();
-      k.buildIf(isAfterFirst(unit), [&] {
+      k.buildIf(isBelow(k.index(replicas - 1), unit), [&] {
         addInTurn(previous.take_front(numAccumulators),
                   previous.drop_front(numAccumulators));
       });
@@ -1030,11 +1054,16 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       acc.append(rows);
       scf::YieldOp::create(b, loc, acc);
     }
-    k.buildIf(isAfterFirst(numUnits), [&] {
+    k.buildIf(isBelow(replica, numUnits), [&] {
       ValueRange last = loop.getResults();
       addInTurn(last.take_front(numAccumulators),
                 last.drop_front(numAccumulators));
     });
+    // The turn handed over after the last unit: its replica takes it, so
+    // that every handover is taken.
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
+                                    k.rem(numUnits, replicas)),
+              takeTurn);
   }
   gpu::BarrierOp::create(b, loc);
   // The stages' mbarriers are done with: the block's next tile sets them
