@@ -27,6 +27,8 @@ def main():
                    str(pit_loop)]
         if "table" in params:
             command += ["--latency-table", params["table"]]
+        if "variant" in params:
+            command += ["--variant", str(params["variant"])]
         result = subprocess.run(command, capture_output=True, text=True)
         if refused:
             ok = result.returncode != 0 and "does not divide" in result.stderr

@@ -57,8 +57,8 @@ def cases():
     """(name, template, parameters, pit_loop, expect_refusal). Names that
     start with "small_" are the ones run under compute-sanitizer. Parameters
     beyond the template's: "pattern", the micro-tile of the random pattern
-    when it is not the mark's ("mt"), and "table", a latency table to
-    compile with."""
+    when it is not the mark's ("mt"), "table", a latency table to compile
+    with, and "variant", the table's variant to run always."""
     out = []
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
         out.append((f"small_matmul_256_{mt}_{loop}", MATMUL,
@@ -93,6 +93,12 @@ def cases():
         out.append((f"small_select_512x128_1x64_panel{suffix}", template,
                     dict(m=512, n=128, k=256, t="f16", mt="1x64",
                          table=SELECTION_TABLE), -1, False))
+    # The same with the panel's 64x64x64 tile forced: two warpgroups of 64
+    # columns take the units in turn.
+    for suffix, template in [("", MATMUL_CLEARED), ("_accumulate", MATMUL)]:
+        out.append((f"small_variant_512x128_1x64_panel64{suffix}", template,
+                    dict(m=512, n=128, k=256, t="f16", mt="1x64",
+                         table=SELECTION_TABLE, variant=4), -1, False))
     out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
                 dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,

@@ -1,5 +1,6 @@
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=GPU
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=REPLICAS
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=3" --convert-pit-to-gpu="chip=sm_90a" 2>&1 >/dev/null | FileCheck %s --check-prefix=BIG
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_75" 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALL
 
@@ -25,10 +26,10 @@
 // shared memory (f32, rows padded by 8 columns) next to 3 stages of the
 // 64x64 A tile and the 64x128 B tile (4 do not fit), the list of units (4
 // segments x 4 units of 64 rows), each segment's rows, each stage's rows,
-// and each stage's two mbarriers. Two warpgroups multiply
-// each unit, 64 columns each; three warps of a third copy every third unit
-// in (the copying warps divide the stages, so a stage always takes the
-// units of one warp). The copies of a stage complete its `full` mbarrier (cp.async
+// and each stage's two mbarriers. Two warpgroups multiply each unit, 64
+// columns each; three warps of a third copy every third unit in (the
+// copying warps divide the stages, so a stage always takes the units of
+// one warp). The copies of a stage complete its `full` mbarrier (cp.async
 // arrivals, then the rows); the multiplying warpgroups wait for it, add
 // the unit before into the panel in turn (a named barrier each), and free
 // the stage once its unit is multiplied (its `empty` mbarrier), which the
@@ -71,6 +72,28 @@
 // GPU: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<512x128xf32>, vector<4xf32>
 // GPU: default {
 
+// With 64 columns (variant 4), the block's 4 panels of 256 rows keep 4
+// stages, and two replicas of the multiplying warpgroup take the units in
+// turn (units r, r + 2, ...): the second hands the first its first turn,
+// each takes its turn before adding and hands it over after, and the
+// replica after the last unit's takes the last turn.
+// REPLICAS: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size
+// REPLICAS: memref.view {{.+}} to memref<4x1x64x64xf16, #gpu.address_space<workgroup>>
+// REPLICAS: memref.view {{.+}} to memref<256x72xf32, #gpu.address_space<workgroup>>
+// REPLICAS: } else {
+// REPLICAS: %[[LAST:.+]] = arith.cmpi eq, %[[REPLICA:[^,]+]], %c1
+// REPLICAS-NEXT: scf.if %[[LAST]] {
+// REPLICAS: nvvm.barrier.arrive
+// REPLICAS: scf.for %{{.+}} = %[[REPLICA]] to %{{.+}} step %c2
+// REPLICAS: nvvm.wgmma.mma_async
+// REPLICAS: nvvm.barrier id
+// REPLICAS: nvvm.barrier.arrive
+// REPLICAS: nvvm.mbarrier.arrive
+// REPLICAS: nvvm.barrier id
+// REPLICAS: nvvm.barrier.arrive
+// REPLICAS: nvvm.barrier id
+// REPLICAS: gpu.barrier
+
 // Where the panel does not fit in a block's shared memory, or the chip
 // has no wgmma, the tile keeps its atomics, and says so.
 // BIG: remark: panel of 512 rows left out (it needs 329492 bytes of shared memory, the chip allows 232448): the tile adds into C with atomics
@@ -78,8 +101,9 @@
 func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<512x128xf32>)
-  // expected-remark @+2 {{pit-sparsify: variant 2 of the latency table left out: panel 96 is not whole micro-tiles of 1 that divide the extent 512 of loop 0}}
-  // expected-remark @+1 {{pit-sparsify: variant (1x64 along loop 0, tile 64x128x64, panel 512) left out: never more than 5% cheaper than dense and the variants kept}}
+  // expected-remark @+3 {{pit-sparsify: variant 2 of the latency table left out: panel 96 is not whole micro-tiles of 1 that divide the extent 512 of loop 0}}
+  // expected-remark @+2 {{pit-sparsify: variant (1x64 along loop 0, tile 64x128x64, panel 512) left out: never more than 5% cheaper than dense and the variants kept}}
+  // expected-remark @+1 {{pit-sparsify: variant (1x64 along loop 0, tile 64x64x64, panel 256) left out: never more than 5% cheaper than dense and the variants kept}}
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
       ins(%a, %b : memref<512x256xf16>, memref<256x128xf16>) outs(%c : memref<512x128xf32>)
   return
