@@ -1,0 +1,73 @@
+//===- MatmulTile.h - A matmul STile, as its kernels see it ------*- C++ -*-===//
+//
+// What convert-pit-to-gpu's matmul lowering (MatmulMMA.cpp) finds in a
+// matmul STile's body, and the kernel of the STiles gathered along m that
+// keep a panel of C in shared memory (PanelMatmul.cpp), which it calls.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIT_LIB_CONVERSION_PITTOGPU_MATMULTILE_H
+#define PIT_LIB_CONVERSION_PITTOGPU_MATMULTILE_H
+
+#include "BlockMma.h"
+#include "TensorCoreSTiles.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <string>
+
+namespace mlir::pit {
+
+/// What the matmul tile reads and writes, found in the STile body.
+struct MatmulTile {
+  /// Whether a batch loop leads every operand (batch_matmul).
+  bool batched;
+  /// Whether A's rows are gathered (and C's scattered) rather than k.
+  bool alongM;
+  Value a, b, c;
+  /// The index of the gathered dimension; null for a dense matmul, whose
+  /// block walks all of k.
+  Value positions;
+  /// The matmul's extents (without the batch) and the number of row blocks
+  /// (times the batch): a block computes one n tile of one of them.
+  int64_t extentM, extentN, extentK, numSegments;
+  /// The counts of the STile's index (when there is one).
+  Value counts;
+  MmaTileShape shape;
+  int64_t microK, microM;
+  /// Shared-memory stages of the gather along k asked for (the block gets
+  /// as many as fit).
+  int64_t stages;
+  /// The fill that wrote zeros into C just before the STile, or null. With
+  /// one, the kernel stores its tile instead of adding it (gather along k
+  /// only: there a block owns its tile), and the fill goes away.
+  linalg::FillOp zeroFill;
+  /// A compacted copy of A's non-zero micro-tiles (memref<segments x
+  /// capacity x microM>), which the detection writes, or null.
+  Value compactedA;
+  /// Whether scattered partial sums may use four-element vector atomics.
+  bool vectorAtomics = false;
+  /// Whether the chip has wgmma (the kernel uses it where the block's
+  /// shape and A's layout allow).
+  bool warpgroupMma = false;
+  /// Gathered along m: the rows of C a block owns (pit.stile `panel`), or
+  /// 0 for atomic adds.
+  int64_t panelRows = 0;
+  /// Shared memory a block may ask for on the chip.
+  int64_t sharedBytesPerBlock = 0;
+};
+
+/// Why an STile gathered along m cannot run its `panel` (empty if it can).
+std::string whyNoPanel(STileOp op, const MatmulTile &tile,
+                       const MmaKernelOptions &options);
+
+/// Replaces nothing: builds, before `op`, the kernels of an STile gathered
+/// along m whose blocks own a panel of C's rows (`tile.panelRows`): the
+/// index sorted by panel, then the panel kernel; the sorted index is freed
+/// after `op`.
+void buildPanelMatmul(RewriterBase &rewriter, STileOp op,
+                      const MatmulTile &tile);
+
+} // namespace mlir::pit
+
+#endif // PIT_LIB_CONVERSION_PITTOGPU_MATMULTILE_H

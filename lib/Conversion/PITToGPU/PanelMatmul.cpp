@@ -1,0 +1,618 @@
+//===- PanelMatmul.cpp - Matmul STiles gathered along m with a panel ------===//
+//
+// The kernels of an STile gathered along m (rows of A) whose blocks own a
+// panel of C's rows (pit.stile `panel`): one block per panel and n tile
+// walks every k segment, adds the segment's rows that fall in its panel up
+// in shared memory and stores the panel once, with no atomics. A small
+// kernel first sorts the STile's index by panel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulTile.h"
+
+#include "BlockMma.h"
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::pit;
+
+namespace {
+
+/// Gathered along m with a panel: the rows of a block's unit of gathered
+/// rows (one multiplication, then added into the panel), the stages of its
+/// copies, and the shared memory the block takes.
+constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
+/// Warpgroups a panel block multiplies with: with fewer columns than that
+/// many warpgroups cover, replicas of them take the units in turn, so that
+/// one's multiplication runs while another adds into the panel.
+constexpr int64_t kPanelMmaWarpgroups = 2;
+/// How long a thread waiting on an mbarrier may be suspended at a time.
+constexpr int64_t kMbarrierSuspendHintNs = 1000000;
+/// Padding of a panel row in shared memory, in f32: rows then start 32
+/// bytes apart modulo the 128 bytes of the banks, so that the 4 rows a half
+/// warp adds into in one access spread over them (and every address is a
+/// row's start plus a constant).
+constexpr int64_t kPanelRowPadding = 8;
+
+/// Shared memory of a panel block with `stages` stages.
+int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
+                         int64_t stages, int64_t numSegments) {
+  int64_t units = numSegments * llvm::divideCeil(panelRows, shape.m);
+  // The panel, the tiles, the unit lists, and the alignment the tiles
+  // start at.
+  return panelRows * (shape.n + kPanelRowPadding) * 4 +
+         stages * shape.sharedBytes() +
+         4 * (units + numSegments + stages * shape.m + 1) + 8 * 2 * stages +
+         6 * 16 + 1024;
+}
+
+/// The index of an STile gathered along m, sorted by panel: for each
+/// segment and panel, the count of the segment's micro-tiles in the panel
+/// (memref<segments x panels x i32>) and their positions within it
+/// (memref<segments x panels x micro-tiles a panel x i32>), in no order.
+struct PanelIndex {
+  Value counts, positions;
+};
+
+/// Blocks of the kernel that sorts an index by panel; past that, threads
+/// take several slots.
+constexpr int64_t kSortBlocks = 512, kSortThreads = 256;
+
+/// Sorts the STile's index by panel of `t.panelRows` rows: the counts are
+/// cleared (a fill, which becomes a memset, or a kernel inside a variant of
+/// run-time selection), then a thread for each slot of the index claims a
+/// slot in its panel with an atomic add.
+PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
+  KernelBuilder k{b, loc};
+  int64_t numPanels = t.extentM / t.panelRows;
+  int64_t capacity = t.extentM / t.microM;
+  int64_t panelCapacity = t.panelRows / t.microM;
+  Type i32 = b.getI32Type();
+  PanelIndex index;
+  index.counts = memref::AllocOp::create(
+      b, loc, MemRefType::get({t.numSegments, numPanels}, i32));
+  index.positions = memref::AllocOp::create(
+      b, loc, MemRefType::get({t.numSegments, numPanels, panelCapacity}, i32));
+  linalg::FillOp::create(b, loc, k.i32(0), index.counts);
+
+  OpBuilder::InsertionGuard guard(b);
+  int64_t slots = t.numSegments * capacity;
+  int64_t numBlocks =
+      std::min<int64_t>(llvm::divideCeil(slots, kSortThreads), kSortBlocks);
+  gpu::LaunchOp launch = createLaunch(b, loc, numBlocks, kSortThreads);
+  Value first = k.add(k.mul(launch.getBlockIds().x, k.index(kSortThreads)),
+                      launch.getThreadIds().x);
+  auto loop = scf::ForOp::create(b, loc, first, k.index(slots),
+                                 k.index(numBlocks * kSortThreads));
+  b.setInsertionPointToStart(loop.getBody());
+  Value slot = loop.getInductionVar();
+  Value segment = k.div(slot, capacity);
+  Value within = k.rem(slot, capacity);
+  auto ifReal = scf::IfOp::create(
+      b, loc, k.ult(within, loadCount(k, t.counts, segment)), false);
+  b.setInsertionPoint(ifReal.thenBlock()->getTerminator());
+  Value position = k.toIndex(memref::LoadOp::create(
+      b, loc, t.positions, ValueRange{segment, within}));
+  Value panel = k.div(position, panelCapacity);
+  Value claimed = memref::AtomicRMWOp::create(
+      b, loc, arith::AtomicRMWKind::addi, k.i32(1), index.counts,
+      ValueRange{segment, panel});
+  memref::StoreOp::create(b, loc, k.toI32(k.rem(position, panelCapacity)),
+                          index.positions,
+                          ValueRange{segment, panel, k.toIndex(claimed)});
+  return index;
+}
+
+/// Gathered along m with a panel: a block per (panel of t.panelRows rows of
+/// C, n tile) keeps its panel in shared memory (f32) and walks every k
+/// segment. A segment's micro-tiles in the panel (from the sorted index)
+/// make units of up to m gathered rows; a unit's rows of A and the
+/// segment's rows of B are copied in (`stages` deep), multiplied, and added
+/// into the panel rows they came from. The panel is stored into C once:
+/// no atomics, and C is neither cleared nor read where it was only zeroed.
+///
+/// The block is warp-specialised (wgmma only): one warpgroup copies the
+/// units in, the others multiply them, a unit's multiplication running
+/// while the unit before is added into the panel; the two sides meet
+/// through each stage's mbarriers. With a block barrier a unit, 4 warps an
+/// SM waited on each other's copies, multiplications and adds in turn
+/// (1x64 at 90% on an H100: 215 us for the kernel; 181 us split).
+/// The copying warpgroup loads a unit's row positions while it issues the
+/// unit before, so that their latency overlaps that work.
+void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
+                      const PanelIndex &index) {
+  KernelBuilder k{b, loc};
+  const MmaTileShape &s = t.shape;
+  int64_t panelRows = t.panelRows;
+  int64_t numPanels = t.extentM / panelRows;
+  int64_t panelCapacity = panelRows / t.microM;
+  int64_t unitsPerSegment = llvm::divideCeil(panelRows, s.m);
+  int64_t stages = kPanelStages;
+  while (stages > 2 && panelSharedBytes(s, panelRows, stages, t.numSegments) >
+                           t.sharedBytesPerBlock)
+    --stages;
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  SmallVector<MemRefType> workspace{
+      MemRefType::get({panelRows, s.n + kPanelRowPadding}, f32),
+      MemRefType::get({t.numSegments * unitsPerSegment}, i32),
+      MemRefType::get({t.numSegments}, i32),
+      MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32),
+      MemRefType::get({2 * stages}, b.getI64Type())};
+  // The warpgroups that multiply (one for each 64 columns, in replicas
+  // that take units in turn), then one that copies the units in.
+  int64_t columnWarpgroups = s.n / 64;
+  int64_t replicas =
+      std::max<int64_t>(1, kPanelMmaWarpgroups / columnWarpgroups);
+  BlockMma mma(b, loc, s, numPanels * (t.extentN / s.n), stages,
+               /*aKMajor=*/false, /*warpgroupMma=*/true, workspace,
+               columnWarpgroups, /*otherWarpgroups=*/1, replicas);
+  assert(mma.usesWarpgroupMma() && "whyNoPanel checks for wgmma");
+  // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
+  // + j; segmentRows: the segment's gathered rows in the panel; unitRows:
+  // each row of a stage's unit as a row of the panel (-1: padding);
+  // barriers: each stage's `full` mbarrier, then each stage's `empty` one.
+  Value panel = mma.workspace[0], units = mma.workspace[1],
+        segmentRows = mma.workspace[2], unitRows = mma.workspace[3],
+        numUnitsBuffer = mma.workspace[4], barriers = mma.workspace[5];
+  int64_t threads = mma.numThreads, consumers = mma.mmaThreads,
+          producerWarps = (threads - consumers) / kWarpSize;
+  // The mbarriers as the shared-memory pointers the NVVM ops take.
+  Value barriersAddress = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, b.getIndexType(), barriers);
+  auto sharedPointer = LLVM::LLVMPointerType::get(
+      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto barrierAt = [&](Value barrier) -> Value {
+    Value address = k.add(barriersAddress, k.mul(barrier, k.index(8)));
+    return LLVM::IntToPtrOp::create(
+        b, loc, sharedPointer,
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), address)
+            .getResult());
+  };
+  auto full = [&](Value stage) { return barrierAt(stage); };
+  auto empty = [&](Value stage) {
+    return barrierAt(k.add(stage, k.index(stages)));
+  };
+  auto waitFor = [&](Value barrier, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
+                                          k.i32(kMbarrierSuspendHintNs));
+  };
+  // Panels vary fastest: the blocks at work share a few column slabs of B.
+  Value panelIndex = k.rem(mma.blockId, numPanels);
+  Value r0 = k.mul(panelIndex, k.index(panelRows));
+  Value n0 = k.mul(k.div(mma.blockId, numPanels), k.index(s.n));
+  // Each row of the panel in pieces of 4 columns, spread over the block.
+  auto forEachPanelPiece = [&](function_ref<void(Value, Value)> body) {
+    int64_t pieces = panelRows * s.n / 4;
+    auto loop = scf::ForOp::create(b, loc, mma.tid, k.index(pieces),
+                                   k.index(threads));
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value piece = loop.getInductionVar();
+    body(k.div(piece, s.n / 4), k.mul(k.rem(piece, s.n / 4), k.index(4)));
+  };
+  auto pieceType = VectorType::get({4}, f32);
+  // C's pieces of 4 are 16-byte aligned (the entry points take 16-byte
+  // aligned tensors, and C's rows are whole pieces): one access each, not
+  // four.
+  llvm::MaybeAlign pieceAlignment(16);
+
+  // The panel starts at C's values, or at zeros where C was only cleared.
+  forEachPanelPiece([&](Value row, Value column) {
+    Value value =
+        t.zeroFill
+            ? arith::ConstantOp::create(
+                  b, loc, DenseElementsAttr::get(pieceType, 0.0f))
+                  .getResult()
+            : vector::LoadOp::create(
+                  b, loc, pieceType, t.c,
+                  ValueRange{k.add(r0, row), k.add(n0, column)},
+                  /*nontemporal=*/false, pieceAlignment)
+                  .getResult();
+    vector::StoreOp::create(b, loc, value, panel, ValueRange{row, column});
+  });
+
+  // The first warp lists the units: a lane per segment, 32 segments a
+  // round, each lane's units after those of the lanes before it.
+  {
+    Value lane = k.rem(mma.tid, kWarpSize);
+    auto ifFirstWarp =
+        scf::IfOp::create(b, loc, k.ult(mma.tid, k.index(kWarpSize)), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifFirstWarp.thenBlock()->getTerminator());
+    int64_t rounds = llvm::divideCeil(t.numSegments, kWarpSize);
+    auto loop = scf::ForOp::create(b, loc, k.index(0), k.index(rounds),
+                                   k.index(1), ValueRange{k.i32(0)});
+    {
+      OpBuilder::InsertionGuard body(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value base = loop.getRegionIterArgs()[0];
+      Value segment = k.add(k.mul(loop.getInductionVar(), k.index(kWarpSize)),
+                            lane);
+      Value inRange = k.ult(segment, k.index(t.numSegments));
+      Value clamped = arith::MinUIOp::create(b, loc, segment,
+                                             k.index(t.numSegments - 1));
+      Value count = memref::LoadOp::create(b, loc, index.counts,
+                                           ValueRange{clamped, panelIndex});
+      count = arith::SelectOp::create(b, loc, inRange, count, k.i32(0));
+      Value rows = arith::MulIOp::create(b, loc, count, k.i32(t.microM));
+      Value unitsHere = arith::DivUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, rows, k.i32(s.m - 1)),
+          k.i32(s.m));
+      {
+        auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
+        OpBuilder::InsertionGuard store(b);
+        b.setInsertionPoint(ifInRange.thenBlock()->getTerminator());
+        memref::StoreOp::create(b, loc, rows, segmentRows, segment);
+      }
+      Value inclusive = k.inclusiveWarpSum(unitsHere);
+      Value start = k.toIndex(arith::SubIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, base, inclusive), unitsHere));
+      auto listUnits = scf::ForOp::create(b, loc, k.index(0),
+                                          k.toIndex(unitsHere), k.index(1));
+      {
+        OpBuilder::InsertionGuard list(b);
+        b.setInsertionPointToStart(listUnits.getBody());
+        Value j = listUnits.getInductionVar();
+        Value entry =
+            k.toI32(k.add(k.mul(segment, k.index(unitsPerSegment)), j));
+        memref::StoreOp::create(b, loc, entry, units, k.add(start, j));
+      }
+      Value total = gpu::ShuffleOp::create(b, loc, inclusive,
+                                           k.i32(kWarpSize - 1),
+                                           k.i32(kWarpSize),
+                                           gpu::ShuffleMode::IDX)
+                        .getShuffleResult();
+      scf::YieldOp::create(b, loc,
+                           ValueRange{arith::AddIOp::create(b, loc, base, total)});
+    }
+    auto ifFirstLane = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              k.index(0)),
+        false);
+    b.setInsertionPoint(ifFirstLane.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, loop.getResult(0), numUnitsBuffer,
+                            k.index(0));
+  }
+  // Thread 0 sets up each stage's mbarriers before the block's barrier.
+  Value isFirstThread = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, mma.tid, k.index(0));
+  k.buildIf(isFirstThread, [&] {
+    for (int64_t stage = 0; stage < stages; ++stage) {
+      NVVM::MBarrierInitOp::create(b, loc, full(k.index(stage)),
+                                   k.i32(2 * kWarpSize), Value());
+      NVVM::MBarrierInitOp::create(b, loc, empty(k.index(stage)),
+                                   k.i32(mma.replicaThreads), Value());
+    }
+  });
+  gpu::BarrierOp::create(b, loc);
+  Value numUnits = k.toIndex(
+      memref::LoadOp::create(b, loc, numUnitsBuffer, ValueRange{k.index(0)}));
+
+  // Each copying warp copies every producingWarps-th unit in, so that the
+  // warps' units are in flight together. The warps that copy divide the
+  // stages: a stage then always takes the units of one warp, in order, as
+  // its mbarriers' phases need. A unit's copies of A, m rows of
+  // 16-byte pieces, are whole rounds of the warp (as are B's). `prepare`
+  // loads the index slot of each of this lane's pieces (whatever the slot
+  // holds: padding past the segment's rows is sorted out where the slots
+  // are used, so that nothing waits for the loads before); `issue` copies
+  // the rows.
+  int64_t piecesPerRow = s.k / kVector;
+  int64_t rounds = s.m * piecesPerRow / kWarpSize;
+  int64_t roundsB = s.k * s.n / kVector / kWarpSize;
+  assert(s.m * piecesPerRow % kWarpSize == 0 &&
+         s.k * s.n / kVector % kWarpSize == 0 &&
+         "wgmma tiles are whole rounds of a warp's copies");
+  Value producer = arith::SubIOp::create(b, loc, mma.tid, k.index(consumers));
+  Value producerLane = k.rem(producer, kWarpSize);
+  Value producerWarp = k.div(producer, kWarpSize);
+  int64_t producingWarps = producerWarps;
+  while (stages % producingWarps != 0)
+    --producingWarps;
+  // The segment, its number j among the segment's units, and the
+  // segment's rows in the panel, of a unit below numUnits.
+  auto unitOf = [&](Value unit) {
+    Value entry = k.toIndex(memref::LoadOp::create(b, loc, units, unit));
+    Value segment = arith::MinUIOp::create(
+        b, loc, k.div(entry, unitsPerSegment), k.index(t.numSegments - 1));
+    Value rows =
+        k.toIndex(memref::LoadOp::create(b, loc, segmentRows, segment));
+    return std::tuple{segment, k.rem(entry, unitsPerSegment), rows};
+  };
+  auto pieceOf = [&](int64_t round) {
+    Value piece = k.add(producerLane, k.index(round * kWarpSize));
+    return std::pair{k.div(piece, piecesPerRow),
+                     k.mul(k.rem(piece, piecesPerRow), k.index(kVector))};
+  };
+  auto gatheredRow = [&](Value j, int64_t round) {
+    return k.add(k.mul(j, k.index(s.m)), pieceOf(round).first);
+  };
+  auto prepare = [&](Value unit) {
+    // Past the last unit the last one's slots are loaded, and not used.
+    Value last = arith::SubIOp::create(
+        b, loc, arith::MaxUIOp::create(b, loc, numUnits, k.index(1)),
+        k.index(1));
+    auto fields = unitOf(arith::MinUIOp::create(b, loc, unit, last));
+    Value segment = std::get<0>(fields), j = std::get<1>(fields);
+    SmallVector<Value> slots;
+    for (int64_t round = 0; round < rounds; ++round) {
+      Value slot = arith::MinUIOp::create(
+          b, loc, k.div(gatheredRow(j, round), t.microM),
+          k.index(panelCapacity - 1));
+      slots.push_back(memref::LoadOp::create(
+          b, loc, index.positions, ValueRange{segment, panelIndex, slot}));
+    }
+    return slots;
+  };
+  auto issue = [&](Value stage, Value unit, ValueRange slots) {
+    auto [segment, j, rows] = unitOf(unit);
+    Value k0 = k.mul(segment, k.index(s.k));
+    for (int64_t round = 0; round < rounds; ++round) {
+      auto [row, column] = pieceOf(round);
+      Value gathered = gatheredRow(j, round);
+      Value valid = k.ult(gathered, rows);
+      // The row within the panel, or -1 for padding.
+      Value local = arith::SelectOp::create(
+          b, loc, valid,
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, slots[round],
+                                    k.i32(t.microM)),
+              k.toI32(k.rem(gathered, t.microM))),
+          k.i32(-1));
+      Value source = k.add(
+          r0, k.toIndex(arith::MaxSIOp::create(b, loc, local, k.i32(0))));
+      mma.copy(mma.sA, stage, row, column, t.a,
+               ValueRange{source, k.add(k0, column)}, valid);
+      // The thread that copies a row's first piece records the row.
+      k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      column, k.index(0)),
+                [&] {
+                  memref::StoreOp::create(b, loc, local, unitRows,
+                                          ValueRange{stage, row});
+                });
+    }
+    for (int64_t round = 0; round < roundsB; ++round) {
+      Value piece = k.add(producerLane, k.index(round * kWarpSize));
+      Value row = k.div(piece, s.n / kVector);
+      Value column = k.mul(k.rem(piece, s.n / kVector), k.index(kVector));
+      mma.copy(mma.sB, stage, row, column, t.b,
+               ValueRange{k.add(k0, row), k.add(n0, column)}, Value());
+    }
+  };
+  // The two rows of a unit this thread's accumulators hold, as rows of the
+  // panel (-1: padding): loaded when the unit has landed, used a round
+  // later, when the unit is added into the panel.
+  Value accumulatorRow = mma.warpgroupAccumulatorRow();
+  auto loadUnitRows = [&](Value slot) {
+    SmallVector<Value> rows;
+    for (int64_t below : {0, 8})
+      rows.push_back(memref::LoadOp::create(
+          b, loc, unitRows,
+          ValueRange{slot, k.add(accumulatorRow, k.index(below))}));
+    return rows;
+  };
+  // Adds a unit's product into the panel rows its rows came from. A unit's
+  // real rows come first and its padding after them, so a thread skips the
+  // adds of a padding row, and a warp whose rows are all padding skips them
+  // altogether: the adds are most of the shared memory traffic of a unit,
+  // and a unit of a sparse panel is mostly padding. A unit's rows are
+  // distinct, so all of a row's loads may go before its stores.
+  auto addIntoPanel = [&](ValueRange acc, ValueRange rows) {
+    auto pairType = VectorType::get({2}, f32);
+    // The thread's accumulator pairs (column, values) of each of its rows.
+    SmallVector<SmallVector<std::pair<Value, Value>>> pairsOfRow(2);
+    mma.forEachAccumulatorBlock(acc, [&](Value, Value column,
+                                         ArrayRef<Value> values) {
+      for (int64_t half = 0; half < 2; ++half)
+        pairsOfRow[half].push_back(
+            {column, vector::FromElementsOp::create(
+                         b, loc, pairType,
+                         ValueRange{values[2 * half], values[2 * half + 1]})});
+    });
+    for (auto [local, pairs] : llvm::zip(rows, pairsOfRow)) {
+      Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         local, k.i32(0));
+      k.buildIf(real, [&] {
+        // Not negative here: zero-extended.
+        Value panelRow = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                                      local);
+        SmallVector<Value> sums;
+        for (auto [column, pair] : pairs) {
+          Value old = vector::LoadOp::create(b, loc, pairType, panel,
+                                             ValueRange{panelRow, column});
+          sums.push_back(arith::AddFOp::create(b, loc, old, pair));
+        }
+        for (auto [sum, columnAndPair] : llvm::zip(sums, pairs))
+          vector::StoreOp::create(b, loc, sum, panel,
+                                  ValueRange{panelRow, columnAndPair.first});
+      });
+    }
+  };
+  // Units of different segments may hold the same panel row, in the rows
+  // of different warps: the units are added in order, a turn each. Replica
+  // r of a column warpgroup takes its turn at named barrier 1 + c R + r
+  // (c: the columns, R replicas; 0 is the block's barrier) when the
+  // warpgroup of the unit before, r - 1 (mod R), hands it over: one side
+  // syncs, the other arrives. That also keeps the warps of a warpgroup
+  // together (with one replica, it hands the turn to itself).
+  Value replica = k.div(mma.tid, mma.replicaThreads);
+  Value columnGroup = k.rem(k.div(mma.tid, kMmaThreads), columnWarpgroups);
+  auto turnOf = [&](Value replicaIndex) {
+    return k.toI32(k.add(k.mul(columnGroup, k.index(replicas)),
+                         k.add(replicaIndex, k.index(1))));
+  };
+  Value turnThreads = k.i32(2 * kMmaThreads);
+  auto takeTurn = [&] {
+    NVVM::BarrierOp::create(b, loc, Type(), turnOf(replica), turnThreads,
+                            /*reductionOp=*/nullptr,
+                            /*reductionPredicate=*/Value());
+  };
+  auto handOverTurn = [&] {
+    NVVM::BarrierArriveOp::create(
+        b, loc, turnOf(k.rem(k.add(replica, k.index(1)), replicas)),
+        turnThreads);
+  };
+  auto addInTurn = [&](ValueRange acc, ValueRange rows) {
+    takeTurn();
+    addIntoPanel(acc, rows);
+    handOverTurn();
+  };
+  // Unit u takes stage u % stages, as the (u / stages)-th use of it: the
+  // phase whose parity its full mbarrier completes, and its empty mbarrier
+  // the phase before.
+  auto stageOf = [&](Value unit) { return k.rem(unit, stages); };
+  auto useParity = [&](Value unit, int64_t plus) {
+    return k.toI32(k.rem(k.add(k.div(unit, stages), k.index(plus)), 2));
+  };
+
+  auto isBelow = [&](Value x, Value y) -> Value { return k.ult(x, y); };
+  auto ifProducer = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, mma.tid,
+                            k.index(consumers)),
+      /*withElseRegion=*/true);
+  {
+    // The producers: a warp loads the index slots of its next unit while
+    // it issues this one; the copies of unit u wait for the consumers to
+    // be done with unit u - stages.
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifProducer.thenBlock()->getTerminator());
+    auto ifProducing = scf::IfOp::create(
+        b, loc, k.ult(producerWarp, k.index(producingWarps)), false);
+    b.setInsertionPoint(ifProducing.thenBlock()->getTerminator());
+    auto loop = scf::ForOp::create(b, loc, producerWarp, numUnits,
+                                   k.index(producingWarps),
+                                   prepare(producerWarp));
+    b.setInsertionPointToStart(loop.getBody());
+    Value unit = loop.getInductionVar();
+    SmallVector<Value> nextSlots =
+        prepare(k.add(unit, k.index(producingWarps)));
+    Value stage = stageOf(unit);
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, unit,
+                                    k.index(stages)),
+              [&] { waitFor(empty(stage), useParity(unit, 1)); });
+    issue(stage, unit, loop.getRegionIterArgs());
+    // The stage is full once the warp's copies have landed (an arrival of
+    // each lane's own, counted in the mbarrier's 2 x 32) and its rows are
+    // recorded (this arrival, a release).
+    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, full(stage),
+                                          /*noinc=*/true);
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), full(stage), Value());
+    scf::YieldOp::create(b, loc, nextSlots);
+  }
+  {
+    // The consumers: replica r multiplies units r, r + R, ..., each while
+    // its unit before is added into the panel (in turn); once a unit is
+    // multiplied (and its rows read), its stage is free.
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifProducer.elseBlock()->getTerminator());
+    // The last replica hands the first its first turn.
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
+                                    k.index(replicas - 1)),
+              handOverTurn);
+    // The loop carries the product of the replica's unit before and its
+    // rows.
+    SmallVector<Value> carried = mma.zeroAccumulators();
+    int64_t numAccumulators = carried.size();
+    carried.append({k.i32(-1), k.i32(-1)});
+    auto loop = scf::ForOp::create(b, loc, replica, numUnits,
+                                   k.index(replicas), carried);
+    {
+      OpBuilder::InsertionGuard body(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value unit = loop.getInductionVar();
+      waitFor(full(stageOf(unit)), useParity(unit, 0));
+      // wgmma reads through the async proxy what the copies wrote.
+      NVVM::FenceProxyOp::create(
+          b, loc,
+          NVVM::ProxyKindAttr::get(b.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      SmallVector<Value> rows = loadUnitRows(stageOf(unit));
+      SmallVector<Value> acc = mma.startProduct(stageOf(unit));
+      ValueRange previous = loop.getRegionIterArgs();
+      k.buildIf(isBelow(k.index(replicas - 1), unit), [&] {
+        addInTurn(previous.take_front(numAccumulators),
+                  previous.drop_front(numAccumulators));
+      });
+      mma.finishMultiply();
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), empty(stageOf(unit)),
+                                     Value());
+      acc.append(rows);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    k.buildIf(isBelow(replica, numUnits), [&] {
+      ValueRange last = loop.getResults();
+      addInTurn(last.take_front(numAccumulators),
+                last.drop_front(numAccumulators));
+    });
+    // The turn handed over after the last unit: its replica takes it, so
+    // that every handover is taken.
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
+                                    k.rem(numUnits, replicas)),
+              takeTurn);
+  }
+  gpu::BarrierOp::create(b, loc);
+  // The stages' mbarriers are done with: the block's next tile sets them
+  // up again.
+  k.buildIf(isFirstThread, [&] {
+    for (int64_t stage = 0; stage < stages; ++stage) {
+      NVVM::MBarrierInvalOp::create(b, loc, full(k.index(stage)));
+      NVVM::MBarrierInvalOp::create(b, loc, empty(k.index(stage)));
+    }
+  });
+  forEachPanelPiece([&](Value row, Value column) {
+    Value value =
+        vector::LoadOp::create(b, loc, pieceType, panel,
+                               ValueRange{row, column});
+    vector::StoreOp::create(b, loc, value, t.c,
+                            ValueRange{k.add(r0, row), k.add(n0, column)},
+                            /*nontemporal=*/false, pieceAlignment);
+  });
+}
+
+} // namespace
+
+/// The block keeps panel x n f32 in shared memory and stores it in 16-byte
+/// pieces; it multiplies with wgmma, a warpgroup for each 64 columns.
+std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
+                                  const MmaKernelOptions &options) {
+  auto cType = cast<MemRefType>(tile.c.getType());
+  if (!cType.hasStaticShape() || !cType.getLayout().isIdentity() ||
+      cType.getShape().back() % 4 != 0)
+    return "C is not static and contiguous in rows of 16-byte pieces";
+  if (tile.shape.n % 8 != 0)
+    return "the tile's n is not a multiple of 8";
+  if (tile.shape.m != kPanelUnitRows)
+    return "the tile's m is not " + std::to_string(kPanelUnitRows);
+  if (!options.warpgroupMma ||
+      !BlockMma::supportsWarpgroupMma(tile.shape, /*aKMajor=*/false))
+    return "it needs wgmma (sm_90a) on a tile of whole 64-column blocks";
+  int64_t bytes = panelSharedBytes(tile.shape, *op.getPanel(), 2,
+                                   op.getNumSegments());
+  if (bytes > options.sharedBytesPerBlock)
+    return "it needs " + std::to_string(bytes) +
+           " bytes of shared memory, the chip allows " +
+           std::to_string(options.sharedBytesPerBlock);
+  return "";
+}
+
+void mlir::pit::buildPanelMatmul(RewriterBase &rewriter, STileOp op,
+                                 const MatmulTile &tile) {
+  rewriter.setInsertionPoint(op);
+  PanelIndex index = buildPanelIndex(rewriter, op.getLoc(), tile);
+  buildPanelAlongM(rewriter, op.getLoc(), tile, index);
+  rewriter.setInsertionPointAfter(op);
+  memref::DeallocOp::create(rewriter, op.getLoc(), index.counts);
+  memref::DeallocOp::create(rewriter, op.getLoc(), index.positions);
+}
