@@ -22,7 +22,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -226,9 +225,10 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   tile.microK = microK;
   tile.microM = microM;
   auto cType = cast<MemRefType>(tile.c.getType());
-  tile.vectorAtomics = options.vectorAtomics && cType.hasStaticShape() &&
+  tile.cRowsInPieces = cType.hasStaticShape() &&
                        cType.getLayout().isIdentity() &&
                        cType.getShape().back() % 4 == 0;
+  tile.vectorAtomics = options.vectorAtomics && tile.cRowsInPieces;
   if (alongM && op.getPanel()) {
     std::string why = whyNoPanel(op, tile, options);
     if (why.empty())

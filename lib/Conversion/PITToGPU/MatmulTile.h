@@ -45,6 +45,10 @@ struct MatmulTile {
   /// A compacted copy of A's non-zero micro-tiles (memref<segments x
   /// capacity x microM>), which the detection writes, or null.
   Value compactedA;
+  /// Whether C is static and contiguous in rows of whole 16-byte pieces
+  /// (four f32, 16-byte aligned: the entry points take 16-byte aligned
+  /// tensors).
+  bool cRowsInPieces = false;
   /// Whether scattered partial sums may use four-element vector atomics.
   bool vectorAtomics = false;
   /// Whether the chip has wgmma (the kernel uses it where the block's

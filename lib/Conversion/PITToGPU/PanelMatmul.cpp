@@ -95,18 +95,17 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
   Value slot = loop.getInductionVar();
   Value segment = k.div(slot, capacity);
   Value within = k.rem(slot, capacity);
-  auto ifReal = scf::IfOp::create(
-      b, loc, k.ult(within, loadCount(k, t.counts, segment)), false);
-  b.setInsertionPoint(ifReal.thenBlock()->getTerminator());
-  Value position = k.toIndex(memref::LoadOp::create(
-      b, loc, t.positions, ValueRange{segment, within}));
-  Value panel = k.div(position, panelCapacity);
-  Value claimed = memref::AtomicRMWOp::create(
-      b, loc, arith::AtomicRMWKind::addi, k.i32(1), index.counts,
-      ValueRange{segment, panel});
-  memref::StoreOp::create(b, loc, k.toI32(k.rem(position, panelCapacity)),
-                          index.positions,
-                          ValueRange{segment, panel, k.toIndex(claimed)});
+  k.buildIf(k.ult(within, loadCount(k, t.counts, segment)), [&] {
+    Value position = k.toIndex(memref::LoadOp::create(
+        b, loc, t.positions, ValueRange{segment, within}));
+    Value panel = k.div(position, panelCapacity);
+    Value claimed = memref::AtomicRMWOp::create(
+        b, loc, arith::AtomicRMWKind::addi, k.i32(1), index.counts,
+        ValueRange{segment, panel});
+    memref::StoreOp::create(b, loc, k.toI32(k.rem(position, panelCapacity)),
+                            index.positions,
+                            ValueRange{segment, panel, k.toIndex(claimed)});
+  });
   return index;
 }
 
@@ -119,13 +118,15 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
 /// no atomics, and C is neither cleared nor read where it was only zeroed.
 ///
 /// The block is warp-specialised (wgmma only): one warpgroup copies the
-/// units in, the others multiply them, a unit's multiplication running
-/// while the unit before is added into the panel; the two sides meet
-/// through each stage's mbarriers. With a block barrier a unit, 4 warps an
-/// SM waited on each other's copies, multiplications and adds in turn
-/// (1x64 at 90% on an H100: 215 us for the kernel; 181 us split).
-/// The copying warpgroup loads a unit's row positions while it issues the
-/// unit before, so that their latency overlaps that work.
+/// units in, the others multiply them and add them into the panel, each
+/// multiplication running while the multiplying warpgroup's unit before is
+/// added (with 64 columns, two replicas take the units in turn, so one
+/// multiplies while the other adds); the two sides meet through each
+/// stage's mbarriers. With a block barrier a unit instead, the 4 warps of
+/// an SM waited on each other's copies, multiplications and adds in turn
+/// (1x64 at 90% on an H100: 215 us for the kernel; 164 us split, with two
+/// replicas). A copying warp loads its next unit's row positions while it
+/// issues the current one, so that their latency overlaps that work.
 void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                       const PanelIndex &index) {
   KernelBuilder k{b, loc};
@@ -245,12 +246,9 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       Value unitsHere = arith::DivUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, rows, k.i32(s.m - 1)),
           k.i32(s.m));
-      {
-        auto ifInRange = scf::IfOp::create(b, loc, inRange, false);
-        OpBuilder::InsertionGuard store(b);
-        b.setInsertionPoint(ifInRange.thenBlock()->getTerminator());
+      k.buildIf(inRange, [&] {
         memref::StoreOp::create(b, loc, rows, segmentRows, segment);
-      }
+      });
       Value inclusive = k.inclusiveWarpSum(unitsHere);
       Value start = k.toIndex(arith::SubIOp::create(
           b, loc, arith::AddIOp::create(b, loc, base, inclusive), unitsHere));
@@ -272,14 +270,12 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       scf::YieldOp::create(b, loc,
                            ValueRange{arith::AddIOp::create(b, loc, base, total)});
     }
-    auto ifFirstLane = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                              k.index(0)),
-        false);
-    b.setInsertionPoint(ifFirstLane.thenBlock()->getTerminator());
-    memref::StoreOp::create(b, loc, loop.getResult(0), numUnitsBuffer,
-                            k.index(0));
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                    k.index(0)),
+              [&] {
+                memref::StoreOp::create(b, loc, loop.getResult(0),
+                                        numUnitsBuffer, k.index(0));
+              });
   }
   // Thread 0 sets up each stage's mbarriers before the block's barrier.
   Value isFirstThread = arith::CmpIOp::create(
@@ -474,7 +470,6 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     return k.toI32(k.rem(k.add(k.div(unit, stages), k.index(plus)), 2));
   };
 
-  auto isBelow = [&](Value x, Value y) -> Value { return k.ult(x, y); };
   auto ifProducer = scf::IfOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, mma.tid,
@@ -541,7 +536,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       SmallVector<Value> rows = loadUnitRows(stageOf(unit));
       SmallVector<Value> acc = mma.startProduct(stageOf(unit));
       ValueRange previous = loop.getRegionIterArgs();
-      k.buildIf(isBelow(k.index(replicas - 1), unit), [&] {
+      k.buildIf(k.ult(k.index(replicas - 1), unit), [&] {
         addInTurn(previous.take_front(numAccumulators),
                   previous.drop_front(numAccumulators));
       });
@@ -551,7 +546,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       acc.append(rows);
       scf::YieldOp::create(b, loc, acc);
     }
-    k.buildIf(isBelow(replica, numUnits), [&] {
+    k.buildIf(k.ult(replica, numUnits), [&] {
       ValueRange last = loop.getResults();
       addInTurn(last.take_front(numAccumulators),
                 last.drop_front(numAccumulators));
@@ -587,12 +582,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
 /// pieces; it multiplies with wgmma, a warpgroup for each 64 columns.
 std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
                                   const MmaKernelOptions &options) {
-  auto cType = cast<MemRefType>(tile.c.getType());
-  if (!cType.hasStaticShape() || !cType.getLayout().isIdentity() ||
-      cType.getShape().back() % 4 != 0)
+  if (!tile.cRowsInPieces)
     return "C is not static and contiguous in rows of 16-byte pieces";
-  if (tile.shape.n % 8 != 0)
-    return "the tile's n is not a multiple of 8";
   if (tile.shape.m != kPanelUnitRows)
     return "the tile's m is not " + std::to_string(kPanelUnitRows);
   if (!options.warpgroupMma ||
