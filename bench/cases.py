@@ -23,15 +23,15 @@ MATMUL_GRANULARITIES = [
 # k) its STile may run, each measured and kept as is (pit.stile keep_tile).
 # Gathered along k the rows are the micro-tile's; the block columns and the
 # chunk of compacted k vary. Gathered along m (1x64) k is the micro-tile's;
-# the gathered rows and the columns vary. A fourth number is the panel of
-# C's rows a block owns (pit.stile panel) instead of adding with atomics:
-# 512 rows of 64 columns fill units of 64 gathered rows at 90% sparsity
-# (256 x 128, the same shared memory, fills them half and measured slower:
-# docs/BENCHMARKS.md, "panel").
+# a block owns a panel of C's rows (the fourth number: pit.stile panel) and
+# keeps its sums there in f32. C has the inputs' type, as torch.matmul's
+# output does, so partial sums added into C with atomics would round at
+# every add: the compiler leaves such tiles to the SIMT lowering. 512 rows
+# of 64 columns fill units of 64 gathered rows 80% at 90% sparsity; 256
+# rows of 64 or 128 columns half as much, with twice the blocks.
 DENSE_TILES = {
     "32x1": [(32, 256, 32), (32, 128, 32), (32, 256, 64)],
-    "1x64": [(32, 256, 64), (32, 64, 64), (64, 128, 64), (128, 64, 64),
-             (64, 64, 64, 512)],
+    "1x64": [(64, 64, 64, 512), (64, 64, 64, 256), (64, 128, 64, 256)],
     "16x16": [(16, 256, 32), (16, 128, 32), (16, 256, 64)],
     "32x64": [(32, 256, 64), (32, 128, 64), (32, 128, 128)],
 }
@@ -55,7 +55,7 @@ def table_path(device):
 def op_key(dtype):
     """The key the STile database gives the benchmark's matmul under
     (STileDatabase::getKey)."""
-    return f"linalg.matmul {SIZE}x{SIZE}x{SIZE} {dtype},{dtype},f32"
+    return f"linalg.matmul {SIZE}x{SIZE}x{SIZE} {dtype},{dtype},{dtype}"
 
 
 def skeleton_table():
@@ -126,7 +126,7 @@ def sources():
     out = []
     for name, dtype, micro, loop, _ in matmul_cases():
         out.append((name, kernels.MATMUL_CLEARED.format(
-            m=SIZE, n=SIZE, k=SIZE, t=dtype, mt=micro), loop))
+            m=SIZE, n=SIZE, k=SIZE, t=dtype, ct=dtype, mt=micro), loop))
     for name, k, micro, loop in sddmm_cases():
         out.append((name, kernels.SDDMM.format(
             m=SIZE, n=SIZE, k=k, t="f16", mt=micro), loop))
@@ -152,7 +152,8 @@ def variant_sources():
     for name, dtype, micro, loop, _ in matmul_cases():
         if dtype != "f16":
             continue
-        text = kernels.MATMUL_CLEARED.format(m=SIZE, n=SIZE, k=SIZE, t=dtype, mt=micro)
+        text = kernels.MATMUL_CLEARED.format(m=SIZE, n=SIZE, k=SIZE, t=dtype,
+                                             ct=dtype, mt=micro)
         for variant in VARIANTS:
             out.append((variant_name(name, variant), text, loop, variant))
     return out

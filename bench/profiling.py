@@ -10,12 +10,12 @@ from compiled_library import sparsify
 
 def matmul_inputs(n, micro, sparsity):
     """The f16 A (values in [-1, 1), a fresh random pattern of `micro`
-    tiles at `sparsity`) and B (dense) of an n x n x n matmul, and a zero f32
-    C."""
+    tiles at `sparsity`) and B (dense) of an n x n x n matmul, and a zero f16
+    C (the benchmark's C has the inputs' type)."""
     a = sparsify((torch.rand(n, n, device="cuda") * 2 - 1).half(), micro,
                  sparsity)
     b = (torch.rand(n, n, device="cuda") * 2 - 1).half()
-    c = torch.zeros(n, n, device="cuda")
+    c = torch.zeros(n, n, device="cuda", dtype=torch.float16)
     return a, b, c
 
 

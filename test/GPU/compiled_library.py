@@ -57,6 +57,13 @@ def sparsify(x, micro, sparsity):
     return x * mask.to(x.dtype)
 
 
+# Relative error a correct kernel stays under, by C's element type. f16/bf16
+# inputs are exact in float32 products and the sums are f32; a C of f16 or
+# bf16 then rounds them once (a relative error of about a third of its unit
+# roundoff, 2^-11 or 2^-8).
+TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-3, torch.bfloat16: 8e-3}
+
+
 def relative_error(out, ref):
     """||out - ref|| / ||ref||, or ||out|| where the reference is all zeros
     (C = A x B at 100% sparsity); inf for anything not finite, so that a NaN

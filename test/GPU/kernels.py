@@ -2,19 +2,19 @@
 templates below. Shared by the compile step (here) and the run step (on the
 GPU machine), so that both agree on every case's shapes and pattern."""
 
-MATMUL = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}xf32>) {{
+MATMUL = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
   linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
-      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%c : memref<{m}x{n}xf32>)
+      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%c : memref<{m}x{n}x{ct}>)
   return
 }}
 """
 
 # C = A x B: C cleared first, so the STile's write overwrites it.
-MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}xf32>) {{
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<{m}x{n}xf32>)
+MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
+  %zero = arith.constant 0.0 : {ct}
+  linalg.fill ins(%zero : {ct}) outs(%c : memref<{m}x{n}x{ct}>)
   linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
-      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%c : memref<{m}x{n}xf32>)
+      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%c : memref<{m}x{n}x{ct}>)
   return
 }}
 """
@@ -58,7 +58,8 @@ def cases():
     start with "small_" are the ones run under compute-sanitizer. Parameters
     beyond the template's: "pattern", the micro-tile of the random pattern
     when it is not the mark's ("mt"), "table", a latency table to compile
-    with, and "variant", the table's variant to run always."""
+    with, and "variant", the table's variant to run always. "ct", C's
+    element type, is f32 unless a case names it."""
     out = []
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
         out.append((f"small_matmul_256_{mt}_{loop}", MATMUL,
@@ -99,6 +100,22 @@ def cases():
         out.append((f"small_variant_512x128_1x64_panel64{suffix}", template,
                     dict(m=512, n=128, k=256, t="f16", mt="1x64",
                          table=SELECTION_TABLE, variant=4), -1, False))
+    # C of the inputs' type: the f32 sums rounded once where C is stored,
+    # gathered along k (mma.sync and wgmma), in the panel (the lit tests'
+    # table: variant 0 of its f16-C entry is the 64-column panel, 2 dense),
+    # cleared and accumulating.
+    for suffix, template in [("", MATMUL_CLEARED), ("_accumulate", MATMUL)]:
+        out.append((f"small_matmul_f16c_256_32x1_2{suffix}", template,
+                    dict(m=256, n=512, k=256, t="f16", ct="f16", mt="32x1"),
+                    2, False))
+        for number, kind in [(0, "panel64"), (2, "dense")]:
+            out.append((f"small_variant_512x128_1x64_{kind}_f16c{suffix}",
+                        template, dict(m=512, n=128, k=256, t="f16", ct="f16",
+                                       mt="1x64", table=SELECTION_TABLE,
+                                       variant=number), -1, False))
+    out.append(("small_matmul_bf16c_256_64x64_2", MATMUL,
+                dict(m=256, n=256, k=256, t="bf16", ct="bf16", mt="64x64"),
+                2, False))
     out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
                 dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,
@@ -111,6 +128,9 @@ def cases():
                 dict(m=4096, n=4096, k=4096, t="f16", mt="64x64"), 2, False))
     out.append(("matmul_cleared_4096_32x64_k", MATMUL_CLEARED,
                 dict(m=4096, n=4096, k=4096, t="f16", mt="32x64"), 2, False))
+    out.append(("matmul_cleared_4096_32x64_k_f16c", MATMUL_CLEARED,
+                dict(m=4096, n=4096, k=4096, t="f16", ct="f16", mt="32x64"),
+                2, False))
     out.append(("matmul_bf16_4096_32x1_k", MATMUL,
                 dict(m=4096, n=4096, k=4096, t="bf16", mt="32x1"), 2, False))
     out.append(("matmul_bf16_4096_32x64_k", MATMUL,
@@ -124,4 +144,6 @@ def cases():
                 dict(m=1000, n=1000, k=1000, t="f16", mt="8x1"), 2, False))
     out.append(("matmul_1000_32x1", MATMUL,
                 dict(m=1000, n=1000, k=1000, t="f16", mt="32x1"), 2, True))
+    for _, _, params, _, _ in out:
+        params.setdefault("ct", "f32")
     return out

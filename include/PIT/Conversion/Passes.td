@@ -57,8 +57,8 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       between them, and combined writes are atomic.
     * `memref.alloc`/`memref.dealloc` of the host code become `gpu.alloc`/
       `gpu.dealloc`; a `linalg.fill` of 16- or 32-bit elements left in it
-      becomes a `gpu.memset`, an f16/bf16 matmul with f32 C (the dense
-      fallback of run-time selection) a tensor-core kernel with 128x128
+      becomes a `gpu.memset`, an f16/bf16 matmul with f32 C or C of the
+      inputs' type (the dense fallback of run-time selection) a tensor-core kernel with 128x128
       blocks (128x256 with wgmma), other `linalg` ops grid-stride kernels (fills in a variant of
       run-time selection too, so that they can be guarded).
     * `pit.select` is evaluated on the device: a one-block kernel sums the
@@ -72,7 +72,12 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     That SIMT lowering is correct for any body and element type. An STile
     whose body is the tile of an f16 or bf16 matmul or batch matmul with f32
     accumulation (gathered along k or m), or of an SDDMM, gets a tensor-core
-    kernel instead (with `tensor-cores`, the default). For a gather along k,
+    kernel instead (with `tensor-cores`, the default). A matmul whose C has
+    the inputs' type (f16 or bf16) accumulates in f32 too and rounds once,
+    where C is stored, as cuBLAS does; the body's own f16 additions would
+    round at every step. Rows gathered along m and added into such a C with
+    atomics would round at every add: those tiles are left to the SIMT
+    lowering, with a remark (a `panel` keeps the sums in f32). For a gather along k,
     one block per output tile loops over the segment's compacted k in chunks
     of `mma-chunk`, `mma-stages` deep: each chunk of A and B is gathered into
     swizzled shared memory with 16-byte `cp.async` copies (zero-filled past

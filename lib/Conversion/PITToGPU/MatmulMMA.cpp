@@ -1,7 +1,7 @@
 //===- MatmulMMA.cpp - Tensor-core kernels for matmul STiles --------------===//
 //
-// Tensor-core kernels for the STiles of `C += A x B` (f16 or bf16 A and B,
-// f32 C), built from the pieces of BlockMma.h.
+// Tensor-core kernels for the STiles of `C += A x B` (f16 or bf16 A and B;
+// f32 C, or C of the inputs' type), built from the pieces of BlockMma.h.
 //
 // * Gathered along k (matmul, batch matmul): one block per output tile loops
 //   over the segment's compacted k, chunk by chunk, and adds its tile into C
@@ -75,6 +75,12 @@ void buildVectorAtomicAdd(OpBuilder &b, Location loc, Value memref,
       b.getStringAttr(constraints), b.getUnitAttr(), /*is_align_stack=*/nullptr,
       LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
       /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+}
+
+/// Whether the kernels can write a C of `outputType` for inputs of
+/// `inputType` (f16 or bf16): f32, or the inputs' type.
+bool isOutputType(Type outputType, Type inputType) {
+  return outputType.isF32() || outputType == inputType;
 }
 
 /// The pit.detect that fills `positions` before `op`, in its block or in
@@ -199,10 +205,10 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   tile.extentK = op.getDomain()[lead + 2];
   tile.numSegments = op.getNumSegments();
   Type inputType = sreadA.getSource().getType().getElementType();
-  Type outputType = write.getDest().getType().getElementType();
+  tile.outputType = write.getDest().getType().getElementType();
   if (!(inputType.isF16() || inputType.isBF16()) ||
       sreadB.getSource().getType().getElementType() != inputType ||
-      !outputType.isF32())
+      !isOutputType(tile.outputType, inputType))
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
   tile.shape = {shape[lead], shape[lead + 1], shape[lead + 2], inputType};
@@ -237,6 +243,15 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
       op.emitRemark("panel of ")
           << *op.getPanel() << " rows left out (" << why
           << "): the tile adds into C with atomics";
+  }
+  // Atomic adds of f16 partial sums would round at every add.
+  if (alongM && !tile.panelRows && !tile.outputType.isF32()) {
+    op.emitRemark("rows gathered along m are added into C with atomics, "
+                  "which needs f32 C (C is ")
+        << tile.outputType
+        << "): the tile is left to the SIMT lowering; a `panel` keeps the "
+           "sums in f32";
+    return failure();
   }
   // A's gathered pieces narrower than a copy go through registers, in
   // 16-byte pieces spread evenly over the block.
@@ -347,34 +362,42 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // SWrite: the block owns its output tile (all of k, every block runs, an
   // empty segment too); it adds it into C, or stores it where C was only
   // cleared before (the clearing is then folded away). A thread's two
-  // neighbours in a row go as one 8-byte access where C's rows are
-  // contiguous: the 4 threads of a group then fill whole 32-byte sectors
-  // with one instruction, instead of half of each with two.
+  // neighbours in a row go as one access where C's rows are contiguous (8
+  // bytes of f32: the 4 threads of a group then fill whole 32-byte sectors
+  // with one instruction, instead of half of each with two). An f16 C gets
+  // the f32 sums rounded once, here.
   auto cType = cast<MemRefType>(t.c.getType());
   if (cType.getLayout().isIdentity()) {
     auto pairType = VectorType::get({2}, b.getF32Type());
-    llvm::MaybeAlign pairAlignment(8);
+    auto cPairType = VectorType::get({2}, t.outputType);
+    llvm::MaybeAlign pairAlignment(2 * t.outputType.getIntOrFloatBitWidth() /
+                                   8);
     mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
                                         Value second) {
       SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
       Value pair = vector::FromElementsOp::create(b, loc, pairType,
                                                   ValueRange{first, second});
       if (!t.zeroFill) {
-        Value old = vector::LoadOp::create(b, loc, pairType, t.c, indices,
+        Value old = vector::LoadOp::create(b, loc, cPairType, t.c, indices,
                                            /*nontemporal=*/false, pairAlignment);
-        pair = arith::AddFOp::create(b, loc, old, pair);
+        pair = arith::AddFOp::create(b, loc, widenFromC(b, loc, t, old), pair);
       }
-      vector::StoreOp::create(b, loc, pair, t.c, indices,
+      vector::StoreOp::create(b, loc, roundForC(b, loc, t, pair), t.c, indices,
                               /*nontemporal=*/false, pairAlignment);
     });
     return;
   }
+  // Strided C: element by element.
   mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
     SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
     if (!t.zeroFill) {
       Value old = memref::LoadOp::create(b, loc, t.c, indices);
+      if (!t.outputType.isF32())
+        old = arith::ExtFOp::create(b, loc, b.getF32Type(), old);
       value = arith::AddFOp::create(b, loc, old, value);
     }
+    if (!t.outputType.isF32())
+      value = arith::TruncFOp::create(b, loc, t.outputType, value);
     memref::StoreOp::create(b, loc, value, t.c, indices);
   });
 }
@@ -476,8 +499,8 @@ constexpr int64_t kDenseBlockRows = 128, kDenseBlockColumns = 128,
                   kDenseWarpgroupBlockColumns = 256, kDenseChunk = 64;
 
 /// Recognises a dense `C += A x B` (linalg.matmul, or a generic with its
-/// maps) on static, contiguous f16/bf16 A and B and f32 C, whose extents
-/// are whole blocks.
+/// maps) on static, contiguous f16/bf16 A and B and f32 (or f16/bf16) C,
+/// whose extents are whole blocks.
 FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
                                        const MmaKernelOptions &options) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
@@ -502,9 +525,10 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
       return failure();
   }
   Type inputType = cast<MemRefType>(tile.a.getType()).getElementType();
+  tile.outputType = cast<MemRefType>(tile.c.getType()).getElementType();
   if (!(inputType.isF16() || inputType.isBF16()) ||
       cast<MemRefType>(tile.b.getType()).getElementType() != inputType ||
-      !cast<MemRefType>(tile.c.getType()).getElementType().isF32())
+      !isOutputType(tile.outputType, inputType))
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   tile.extentM = ranges[0];
@@ -530,6 +554,24 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
 }
 
 } // namespace
+
+Value mlir::pit::roundForC(OpBuilder &b, Location loc, const MatmulTile &tile,
+                           Value values) {
+  if (tile.outputType.isF32())
+    return values;
+  auto type = VectorType::get(cast<VectorType>(values.getType()).getShape(),
+                              tile.outputType);
+  return arith::TruncFOp::create(b, loc, type, values);
+}
+
+Value mlir::pit::widenFromC(OpBuilder &b, Location loc, const MatmulTile &tile,
+                            Value values) {
+  if (tile.outputType.isF32())
+    return values;
+  auto type = VectorType::get(cast<VectorType>(values.getType()).getShape(),
+                              b.getF32Type());
+  return arith::ExtFOp::create(b, loc, type, values);
+}
 
 LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
                                           linalg::LinalgOp op,

@@ -25,6 +25,11 @@ struct MatmulTile {
   /// Whether A's rows are gathered (and C's scattered) rather than k.
   bool alongM;
   Value a, b, c;
+  /// C's element type: f32, or the inputs' f16 or bf16. The kernels
+  /// accumulate in f32 either way and round once, where C is stored (as
+  /// cuBLAS does for half-precision GEMMs); the body's own f16 additions
+  /// would round at every step.
+  Type outputType;
   /// The index of the gathered dimension; null for a dense matmul, whose
   /// block walks all of k.
   Value positions;
@@ -45,9 +50,9 @@ struct MatmulTile {
   /// A compacted copy of A's non-zero micro-tiles (memref<segments x
   /// capacity x microM>), which the detection writes, or null.
   Value compactedA;
-  /// Whether C is static and contiguous in rows of whole 16-byte pieces
-  /// (four f32, 16-byte aligned: the entry points take 16-byte aligned
-  /// tensors).
+  /// Whether C is static and contiguous in rows of whole pieces of four
+  /// elements (16 bytes of f32, 8 of f16; aligned, since the entry points
+  /// take 16-byte aligned tensors).
   bool cRowsInPieces = false;
   /// Whether scattered partial sums may use four-element vector atomics.
   bool vectorAtomics = false;
@@ -60,6 +65,15 @@ struct MatmulTile {
   /// Shared memory a block may ask for on the chip.
   int64_t sharedBytesPerBlock = 0;
 };
+
+/// `values`, a vector of f32 sums, rounded to C's element type for a store
+/// (as they are where C is f32).
+Value roundForC(OpBuilder &b, Location loc, const MatmulTile &tile,
+                Value values);
+
+/// `values`, a vector read from C, widened to f32 for an add.
+Value widenFromC(OpBuilder &b, Location loc, const MatmulTile &tile,
+                 Value values);
 
 /// Why an STile gathered along m cannot run its `panel` (empty if it can).
 std::string whyNoPanel(STileOp op, const MatmulTile &tile,

@@ -199,23 +199,26 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     body(k.div(piece, s.n / 4), k.mul(k.rem(piece, s.n / 4), k.index(4)));
   };
   auto pieceType = VectorType::get({4}, f32);
-  // C's pieces of 4 are 16-byte aligned (the entry points take 16-byte
-  // aligned tensors, and C's rows are whole pieces): one access each, not
-  // four.
-  llvm::MaybeAlign pieceAlignment(16);
+  auto cPieceType = VectorType::get({4}, t.outputType);
+  // C's pieces of 4 are aligned (the entry points take 16-byte aligned
+  // tensors, and C's rows are whole pieces): one access each, not four.
+  llvm::MaybeAlign pieceAlignment(4 * t.outputType.getIntOrFloatBitWidth() /
+                                  8);
 
   // The panel starts at C's values, or at zeros where C was only cleared.
+  // It holds f32 sums whatever C's type: an f16 C is rounded once, when the
+  // panel is stored.
   forEachPanelPiece([&](Value row, Value column) {
     Value value =
         t.zeroFill
             ? arith::ConstantOp::create(
                   b, loc, DenseElementsAttr::get(pieceType, 0.0f))
                   .getResult()
-            : vector::LoadOp::create(
-                  b, loc, pieceType, t.c,
-                  ValueRange{k.add(r0, row), k.add(n0, column)},
-                  /*nontemporal=*/false, pieceAlignment)
-                  .getResult();
+            : widenFromC(b, loc, t,
+                         vector::LoadOp::create(
+                             b, loc, cPieceType, t.c,
+                             ValueRange{k.add(r0, row), k.add(n0, column)},
+                             /*nontemporal=*/false, pieceAlignment));
     vector::StoreOp::create(b, loc, value, panel, ValueRange{row, column});
   });
 
@@ -570,7 +573,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     Value value =
         vector::LoadOp::create(b, loc, pieceType, panel,
                                ValueRange{row, column});
-    vector::StoreOp::create(b, loc, value, t.c,
+    vector::StoreOp::create(b, loc, roundForC(b, loc, t, value), t.c,
                             ValueRange{k.add(r0, row), k.add(n0, column)},
                             /*nontemporal=*/false, pieceAlignment);
   });
@@ -578,8 +581,9 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
 
 } // namespace
 
-/// The block keeps panel x n f32 in shared memory and stores it in 16-byte
-/// pieces; it multiplies with wgmma, a warpgroup for each 64 columns.
+/// The block keeps panel x n f32 in shared memory and stores it in pieces
+/// of four elements; it multiplies with wgmma, a warpgroup for each 64
+/// columns.
 std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
                                   const MmaKernelOptions &options) {
   if (!tile.cRowsInPieces)

@@ -1,0 +1,54 @@
+// A C of the inputs' type (f16 here) gets the f32 sums rounded once, where
+// it is stored; the kernels accumulate in f32 as they do for an f32 C.
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=WALK
+// The lit tests' table forces the panel (variant 0), the atomics (variant
+// 1) and dense (variant 2) of 1x64 gathered along m.
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=0" --canonicalize --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=PANEL
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=1" --canonicalize --convert-pit-to-gpu="chip=sm_90a" -verify-diagnostics -o /dev/null
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=2" --canonicalize --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=DENSE
+
+// Gathered along k, C only cleared: the fill folds away and the block
+// stores its pairs of sums, rounded, in 4-byte pieces.
+// WALK-LABEL: func @walk
+// WALK-NOT: linalg.fill
+// WALK: gpu.launch
+// WALK: nvgpu.mma.sync
+// WALK: %[[PAIR:.+]] = vector.from_elements {{.+}} : vector<2xf32>
+// WALK-NEXT: %[[ROUNDED:.+]] = arith.truncf %[[PAIR]] : vector<2xf32> to vector<2xf16>
+// WALK-NEXT: vector.store %[[ROUNDED]], %arg2[{{.+}}] {alignment = 4 : i64} : memref<256x512xf16>, vector<2xf16>
+func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf16>) {
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%c : memref<256x512xf16>)
+  // expected-remark @+1 {{the latency table has no entry for 'linalg.matmul 256x512x256 f16,f16,f16'}}
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf16>)
+  return
+}
+
+// Gathered along m, the panel starts at C's values widened to f32 and is
+// stored rounded, in pieces of 4 (8 bytes).
+// PANEL-LABEL: func @rows
+// PANEL: %[[OLD:.+]] = vector.load %arg2[{{.+}}] {alignment = 8 : i64} : memref<512x128xf16>, vector<4xf16>
+// PANEL-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<4xf16> to vector<4xf32>
+// PANEL-NEXT: vector.store %[[WIDE]], %{{.+}} : memref<256x72xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// PANEL: nvvm.wgmma.mma_async
+// PANEL: %[[SUM:.+]] = vector.load %{{.+}} : memref<256x72xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// PANEL: %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<4xf32> to vector<4xf16>
+// PANEL-NEXT: vector.store %[[ROUNDED]], %arg2[{{.+}}] {alignment = 8 : i64} : memref<512x128xf16>, vector<4xf16>
+// PANEL-NOT: memref.atomic_rmw
+
+// Dense: C's pairs are read, widened, added to and stored rounded.
+// DENSE-LABEL: func @rows
+// DENSE: nvvm.wgmma.mma_async
+// DENSE: %[[OLD:.+]] = vector.load %arg2[{{.+}}] {alignment = 4 : i64} : memref<512x128xf16>, vector<2xf16>
+// DENSE-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<2xf16> to vector<2xf32>
+// DENSE-NEXT: %[[SUM:.+]] = arith.addf %[[WIDE]], %{{.+}} : vector<2xf32>
+// DENSE-NEXT: %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<2xf32> to vector<2xf16>
+// DENSE-NEXT: vector.store %[[ROUNDED]], %arg2
+func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf16>) {
+  // Atomic adds of f16 partial sums would round at every add.
+  // expected-remark @+1 {{rows gathered along m are added into C with atomics, which needs f32 C (C is 'f16'): the tile is left to the SIMT lowering; a `panel` keeps the sums in f32}}
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
+      ins(%a, %b : memref<512x256xf16>, memref<256x128xf16>) outs(%c : memref<512x128xf16>)
+  return
+}
