@@ -516,6 +516,66 @@ void BlockMma::forEachAccumulatorQuad(
   });
 }
 
+void BlockMma::forEachAccumulatorOctet(
+    ValueRange acc, function_ref<Value(Value, Value, Value, Value)> pack,
+    function_ref<void(Value, Value, ValueRange)> write) {
+  // Lane c of a group holds four packed pairs of two neighbouring 8-column
+  // blocks j and j + 1: item 0 (row r, block j), 1 (row r, block j + 1), 2
+  // (row r + 8, block j), 3 (row r + 8, block j + 1), columns 2c and 2c + 1
+  // of each. Lane t is to write item t of every lane, which is a 4 x 4
+  // transpose (lanes x items): first the lanes two apart swap the items
+  // whose high bit differs from theirs, then neighbouring lanes the items
+  // whose low bit does.
+  Value width = arith::ConstantIntOp::create(b, loc, kMmaLanes, 32);
+  auto exchange = [&](SmallVector<Value> &items, int64_t distance) {
+    Value upper = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        k.rem(k.div(inGroup, distance), 2), k.index(0));
+    Value offset = arith::ConstantIntOp::create(b, loc, distance, 32);
+    for (int64_t item = 0; item < 4; ++item) {
+      if (item & distance)
+        continue;
+      Value low = items[item], high = items[item + distance];
+      // A lower lane keeps its low item and sends its high one.
+      Value sent = arith::SelectOp::create(b, loc, upper, low, high);
+      Value received = gpu::ShuffleOp::create(b, loc, sent, offset, width,
+                                              gpu::ShuffleMode::XOR)
+                           .getShuffleResult();
+      items[item] = arith::SelectOp::create(b, loc, upper, received, low);
+      items[item + distance] =
+          arith::SelectOp::create(b, loc, upper, high, received);
+    }
+  };
+  Value outputRow = k.mul(k.div(inGroup, 2), k.index(8));
+  Value outputBlock = k.mul(k.rem(inGroup, 2), k.index(8));
+  SmallVector<Value> pending;
+  Value pendingRow, pendingColumn;
+  forEachAccumulatorBlock(acc, [&](Value row, Value column,
+                                   ArrayRef<Value> values) {
+    Value rowBelow = k.add(row, k.index(8));
+    if (pending.empty()) {
+      pending = {pack(row, column, values[0], values[1]),
+                 pack(rowBelow, column, values[2], values[3])};
+      pendingRow = row;
+      pendingColumn = column;
+      return;
+    }
+    // Blocks come in column order: this one is 8 columns right of the one
+    // pending.
+    SmallVector<Value> items{pending[0],
+                             pack(row, column, values[0], values[1]),
+                             pending[1],
+                             pack(rowBelow, column, values[2], values[3])};
+    pending.clear();
+    exchange(items, 2);
+    exchange(items, 1);
+    Value blockStart = k.mul(k.div(pendingColumn, 8), k.index(8));
+    write(k.add(pendingRow, outputRow), k.add(blockStart, outputBlock),
+          items);
+  });
+  assert(pending.empty() && "8-column blocks come in pairs");
+}
+
 Value BlockMma::warpgroupAccumulatorRow() {
   assert(warpgroup && "wgmma accumulators only");
   return k.add(k.add(k.mul(warpgroupRows, k.index(64)),

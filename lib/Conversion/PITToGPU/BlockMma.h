@@ -186,6 +186,19 @@ public:
   /// every lane of the warp must get here.
   void forEachAccumulatorQuad(ValueRange acc,
                               function_ref<void(Value, Value, ValueRange)> write);
+  /// The same by runs of eight neighbours in a row of a 16-bit C: `pack`
+  /// turns each pair of this thread's (row, column, first, second) into
+  /// one 32-bit register (two 16-bit elements of C), and `write(row,
+  /// column, packed)` gets four of them, columns `column` (a multiple of 8)
+  /// to `column + 7`. The 4 lanes of a group transpose the packed pairs of
+  /// two neighbouring 8-column blocks among them (two stages of two
+  /// shuffles), so that lanes 0 and 1 write row r and lanes 2 and 3 row r
+  /// + 8: a group's writes fill whole 32-byte sectors with 16-byte accesses
+  /// (a pair a lane fills half of each, and made stores of f16 slower per
+  /// byte than of f32). Every lane of the warp must get here.
+  void forEachAccumulatorOctet(
+      ValueRange acc, function_ref<Value(Value, Value, Value, Value)> pack,
+      function_ref<void(Value, Value, ValueRange)> write);
 
   /// Calls `write(row, column, values)` for each 16 x 8 piece of this
   /// thread's accumulators: values (row, column), (row, column + 1),
@@ -200,6 +213,11 @@ public:
 
   /// Whether the block multiplies with wgmma.
   bool usesWarpgroupMma() const { return warpgroup; }
+  /// Whether a thread's 8-column accumulator blocks come in neighbouring
+  /// pairs, as forEachAccumulatorOctet needs.
+  bool pairsAccumulatorBlocks() const {
+    return warpgroup ? warpgroupN() % 16 == 0 : nSubtiles() % 2 == 0;
+  }
 
   gpu::LaunchOp launch;
   /// The shared tiles, this block's tile and thread.

@@ -367,6 +367,43 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // with one instruction, instead of half of each with two). An f16 C gets
   // the f32 sums rounded once, here.
   auto cType = cast<MemRefType>(t.c.getType());
+  if (cType.getLayout().isIdentity() && !t.outputType.isF32() &&
+      cType.getShape().back() % 8 == 0 && mma.pairsAccumulatorBlocks()) {
+    // A 16-bit C: runs of 8 columns, 16 bytes a lane (C's rows are whole
+    // runs, 16-byte aligned like the tensor).
+    auto pairType = VectorType::get({2}, b.getF32Type());
+    auto cPairType = VectorType::get({2}, t.outputType);
+    llvm::MaybeAlign pairAlignment(4), runAlignment(16);
+    auto pack = [&](Value row, Value column, Value first, Value second) {
+      Value pair = vector::FromElementsOp::create(b, loc, pairType,
+                                                  ValueRange{first, second});
+      if (!t.zeroFill) {
+        Value old = vector::LoadOp::create(
+            b, loc, cPairType, t.c, at(k.add(m0, row), k.add(n0, column)),
+            /*nontemporal=*/false, pairAlignment);
+        pair = arith::AddFOp::create(b, loc, widenFromC(b, loc, t, old), pair);
+      }
+      return vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()),
+          roundForC(b, loc, t, pair));
+    };
+    auto runType = VectorType::get({8}, t.outputType);
+    mma.forEachAccumulatorOctet(
+        acc,
+        [&](Value row, Value column, Value first, Value second) -> Value {
+          return vector::ExtractOp::create(
+              b, loc, pack(row, column, first, second), ArrayRef<int64_t>{0});
+        },
+        [&](Value row, Value column, ValueRange packed) {
+          Value words = vector::FromElementsOp::create(
+              b, loc, VectorType::get({4}, b.getI32Type()), packed);
+          vector::StoreOp::create(
+              b, loc, vector::BitCastOp::create(b, loc, runType, words), t.c,
+              at(k.add(m0, row), k.add(n0, column)), /*nontemporal=*/false,
+              runAlignment);
+        });
+    return;
+  }
   if (cType.getLayout().isIdentity()) {
     auto pairType = VectorType::get({2}, b.getF32Type());
     auto cPairType = VectorType::get({2}, t.outputType);

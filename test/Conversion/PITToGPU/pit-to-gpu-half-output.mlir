@@ -7,15 +7,24 @@
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=1" --canonicalize --convert-pit-to-gpu="chip=sm_90a" -verify-diagnostics -o /dev/null
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=2" --canonicalize --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=DENSE
 
-// Gathered along k, C only cleared: the fill folds away and the block
-// stores its pairs of sums, rounded, in 4-byte pieces.
+// Gathered along k, C only cleared: the fill folds away. The 4 lanes of a
+// group transpose the packed, rounded pairs of two neighbouring 8-column
+// blocks (lanes two apart, then neighbours), and each lane stores a run of
+// 8 columns in 16 bytes.
 // WALK-LABEL: func @walk
 // WALK-NOT: linalg.fill
 // WALK: gpu.launch
 // WALK: nvgpu.mma.sync
 // WALK: %[[PAIR:.+]] = vector.from_elements {{.+}} : vector<2xf32>
 // WALK-NEXT: %[[ROUNDED:.+]] = arith.truncf %[[PAIR]] : vector<2xf32> to vector<2xf16>
-// WALK-NEXT: vector.store %[[ROUNDED]], %arg2[{{.+}}] {alignment = 4 : i64} : memref<256x512xf16>, vector<2xf16>
+// WALK-NEXT: vector.bitcast %[[ROUNDED]] : vector<2xf16> to vector<1xi32>
+// WALK: gpu.shuffle  xor %{{.+}}, %c2_i32
+// WALK: gpu.shuffle  xor %{{.+}}, %c2_i32
+// WALK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// WALK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// WALK: %[[WORDS:.+]] = vector.from_elements {{.+}} : vector<4xi32>
+// WALK: %[[EIGHT:.+]] = vector.bitcast %[[WORDS]] : vector<4xi32> to vector<8xf16>
+// WALK-NEXT: vector.store %[[EIGHT]], %arg2[{{.+}}] {alignment = 16 : i64} : memref<256x512xf16>, vector<8xf16>
 func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf16>) {
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%c : memref<256x512xf16>)
@@ -37,14 +46,17 @@ func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256
 // PANEL-NEXT: vector.store %[[ROUNDED]], %arg2[{{.+}}] {alignment = 8 : i64} : memref<512x128xf16>, vector<4xf16>
 // PANEL-NOT: memref.atomic_rmw
 
-// Dense: C's pairs are read, widened, added to and stored rounded.
+// Dense: C's pairs are read where the accumulators hold them, widened,
+// added to and rounded; then they go out in runs of 8 as above.
 // DENSE-LABEL: func @rows
 // DENSE: nvvm.wgmma.mma_async
 // DENSE: %[[OLD:.+]] = vector.load %arg2[{{.+}}] {alignment = 4 : i64} : memref<512x128xf16>, vector<2xf16>
 // DENSE-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<2xf16> to vector<2xf32>
 // DENSE-NEXT: %[[SUM:.+]] = arith.addf %[[WIDE]], %{{.+}} : vector<2xf32>
 // DENSE-NEXT: %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<2xf32> to vector<2xf16>
-// DENSE-NEXT: vector.store %[[ROUNDED]], %arg2
+// DENSE-NEXT: vector.bitcast %[[ROUNDED]] : vector<2xf16> to vector<1xi32>
+// DENSE: gpu.shuffle  xor
+// DENSE: vector.store %{{.+}}, %arg2[{{.+}}] {alignment = 16 : i64} : memref<512x128xf16>, vector<8xf16>
 func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf16>) {
   // Atomic adds of f16 partial sums would round at every add.
   // expected-remark @+1 {{rows gathered along m are added into C with atomics, which needs f32 C (C is 'f16'): the tile is left to the SIMT lowering; a `panel` keeps the sums in f32}}
