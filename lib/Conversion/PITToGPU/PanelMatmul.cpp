@@ -35,11 +35,32 @@ constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
 constexpr int64_t kPanelMmaWarpgroups = 2;
 /// How long a thread waiting on an mbarrier may be suspended at a time.
 constexpr int64_t kMbarrierSuspendHintNs = 1000000;
-/// Padding of a panel row in shared memory, in f32: rows then start 32
-/// bytes apart modulo the 128 bytes of the banks, so that the 4 rows a half
-/// warp adds into in one access spread over them (and every address is a
-/// row's start plus a constant).
-constexpr int64_t kPanelRowPadding = 8;
+
+/// Where column `column` (even) of C's rows, and the next, sit in row `row`
+/// of the panel. A thread's accumulators hold columns 2c and 2c + 1 of
+/// each 8-column block: the panel interleaves the blocks in pairs, column
+/// 16 h + 8 s + 2 c + e of C at 16 h + 4 c + 2 s + e, so that the thread
+/// adds the four of blocks 2h and 2h + 1 in one 16-byte access. Odd rows
+/// swap the halves of each 32 columns (the column XOR 16): the two rows a
+/// 16-byte access reaches at a time then fall into different banks half of
+/// the time (random rows, no padding; with pairs of 8 bytes and rows padded
+/// to 32-byte offsets, 4 rows at a time in 4 bank classes conflicted more).
+Value panelColumn(KernelBuilder &k, Value row, Value column) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto bits = [&](Value value, int64_t shift, int64_t mask) {
+    return arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, value, k.index(shift)).getResult(),
+        k.index(mask));
+  };
+  Value group = arith::AndIOp::create(b, loc, column, k.index(~int64_t(15)));
+  Value interleaved = k.add(
+      group, k.add(k.mul(bits(column, 1, 3), k.index(4)),
+                   k.mul(bits(column, 3, 1), k.index(2))));
+  Value swap = k.mul(bits(row, 0, 1), k.index(16));
+  return arith::XOrIOp::create(b, loc, interleaved, swap);
+}
 
 /// Shared memory of a panel block with `stages` stages.
 int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
@@ -47,7 +68,7 @@ int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
   int64_t units = numSegments * llvm::divideCeil(panelRows, shape.m);
   // The panel, the tiles, the unit lists, and the alignment the tiles
   // start at.
-  return panelRows * (shape.n + kPanelRowPadding) * 4 +
+  return panelRows * shape.n * 4 +
          stages * shape.sharedBytes() +
          4 * (units + numSegments + stages * shape.m + 1) + 8 * 2 * stages +
          6 * 16 + 1024;
@@ -141,7 +162,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     --stages;
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   SmallVector<MemRefType> workspace{
-      MemRefType::get({panelRows, s.n + kPanelRowPadding}, f32),
+      MemRefType::get({panelRows, s.n}, f32),
       MemRefType::get({t.numSegments * unitsPerSegment}, i32),
       MemRefType::get({t.numSegments}, i32),
       MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32),
@@ -204,6 +225,28 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // tensors, and C's rows are whole pieces): one access each, not four.
   llvm::MaybeAlign pieceAlignment(4 * t.outputType.getIntOrFloatBitWidth() /
                                   8);
+  // A piece of 4 of C's columns is two pairs in the panel (panelColumn).
+  auto pairType = VectorType::get({2}, f32);
+  auto storePiece = [&](Value value, Value row, Value column) {
+    for (int64_t half = 0; half < 2; ++half) {
+      Value pair = vector::ShuffleOp::create(
+          b, loc, value, value, ArrayRef<int64_t>{2 * half, 2 * half + 1});
+      vector::StoreOp::create(
+          b, loc, pair, panel,
+          ValueRange{row, panelColumn(k, row,
+                                      k.add(column, k.index(2 * half)))});
+    }
+  };
+  auto loadPiece = [&](Value row, Value column) -> Value {
+    SmallVector<Value> pairs;
+    for (int64_t half = 0; half < 2; ++half)
+      pairs.push_back(vector::LoadOp::create(
+          b, loc, pairType, panel,
+          ValueRange{row,
+                     panelColumn(k, row, k.add(column, k.index(2 * half)))}));
+    return vector::ShuffleOp::create(b, loc, pairs[0], pairs[1],
+                                     ArrayRef<int64_t>{0, 1, 2, 3});
+  };
 
   // The panel starts at C's values, or at zeros where C was only cleared.
   // It holds f32 sums whatever C's type: an f16 C is rounded once, when the
@@ -219,7 +262,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                              b, loc, cPieceType, t.c,
                              ValueRange{k.add(r0, row), k.add(n0, column)},
                              /*nontemporal=*/false, pieceAlignment));
-    vector::StoreOp::create(b, loc, value, panel, ValueRange{row, column});
+    storePiece(value, row, column);
   });
 
   // The first warp lists the units: a lane per segment, 32 segments a
@@ -406,33 +449,38 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // and a unit of a sparse panel is mostly padding. A unit's rows are
   // distinct, so all of a row's loads may go before its stores.
   auto addIntoPanel = [&](ValueRange acc, ValueRange rows) {
-    auto pairType = VectorType::get({2}, f32);
-    // The thread's accumulator pairs (column, values) of each of its rows.
-    SmallVector<SmallVector<std::pair<Value, Value>>> pairsOfRow(2);
+    // The thread's accumulators of each of its rows by fours: (C's column
+    // of the first, values), blocks 2h and 2h + 1 together (panelColumn).
+    SmallVector<SmallVector<std::pair<Value, SmallVector<Value>>>> foursOfRow(
+        2);
     mma.forEachAccumulatorBlock(acc, [&](Value, Value column,
                                          ArrayRef<Value> values) {
-      for (int64_t half = 0; half < 2; ++half)
-        pairsOfRow[half].push_back(
-            {column, vector::FromElementsOp::create(
-                         b, loc, pairType,
-                         ValueRange{values[2 * half], values[2 * half + 1]})});
+      for (int64_t half = 0; half < 2; ++half) {
+        auto &fours = foursOfRow[half];
+        if (fours.empty() || fours.back().second.size() == 4)
+          fours.push_back({column, {}});
+        fours.back().second.append({values[2 * half], values[2 * half + 1]});
+      }
     });
-    for (auto [local, pairs] : llvm::zip(rows, pairsOfRow)) {
+    for (auto [local, fours] : llvm::zip(rows, foursOfRow)) {
       Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                          local, k.i32(0));
       k.buildIf(real, [&] {
         // Not negative here: zero-extended.
         Value panelRow = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
                                                       local);
-        SmallVector<Value> sums;
-        for (auto [column, pair] : pairs) {
-          Value old = vector::LoadOp::create(b, loc, pairType, panel,
-                                             ValueRange{panelRow, column});
-          sums.push_back(arith::AddFOp::create(b, loc, old, pair));
+        SmallVector<Value> columns, sums;
+        for (auto &[column, values] : fours) {
+          columns.push_back(panelColumn(k, panelRow, column));
+          Value old = vector::LoadOp::create(b, loc, pieceType, panel,
+                                             ValueRange{panelRow, columns.back()});
+          sums.push_back(arith::AddFOp::create(
+              b, loc, old,
+              vector::FromElementsOp::create(b, loc, pieceType, values)));
         }
-        for (auto [sum, columnAndPair] : llvm::zip(sums, pairs))
+        for (auto [sum, column] : llvm::zip(sums, columns))
           vector::StoreOp::create(b, loc, sum, panel,
-                                  ValueRange{panelRow, columnAndPair.first});
+                                  ValueRange{panelRow, column});
       });
     }
   };
@@ -570,9 +618,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     }
   });
   forEachPanelPiece([&](Value row, Value column) {
-    Value value =
-        vector::LoadOp::create(b, loc, pieceType, panel,
-                               ValueRange{row, column});
+    Value value = loadPiece(row, column);
     vector::StoreOp::create(b, loc, roundForC(b, loc, t, value), t.c,
                             ValueRange{k.add(r0, row), k.add(n0, column)},
                             /*nontemporal=*/false, pieceAlignment);

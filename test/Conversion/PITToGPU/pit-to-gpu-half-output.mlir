@@ -34,15 +34,22 @@ func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256
   return
 }
 
-// Gathered along m, the panel starts at C's values widened to f32 and is
-// stored rounded, in pieces of 4 (8 bytes).
+// Gathered along m, the panel starts at C's values widened to f32 (a piece
+// of 4 columns is two pairs in the panel, whose columns are interleaved),
+// takes a row's four sums of a thread in one access, and is stored
+// rounded, in pieces of 4 (8 bytes).
 // PANEL-LABEL: func @rows
 // PANEL: %[[OLD:.+]] = vector.load %arg2[{{.+}}] {alignment = 8 : i64} : memref<512x128xf16>, vector<4xf16>
 // PANEL-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<4xf16> to vector<4xf32>
-// PANEL-NEXT: vector.store %[[WIDE]], %{{.+}} : memref<256x72xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// PANEL-NEXT: %[[FIRST:.+]] = vector.shuffle %[[WIDE]], %[[WIDE]] [0, 1]
+// PANEL: vector.store %[[FIRST]], %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// PANEL: %[[SECOND:.+]] = vector.shuffle %[[WIDE]], %[[WIDE]] [2, 3]
+// PANEL: vector.store %[[SECOND]], %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // PANEL: nvvm.wgmma.mma_async
-// PANEL: %[[SUM:.+]] = vector.load %{{.+}} : memref<256x72xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// PANEL: %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<4xf32> to vector<4xf16>
+// PANEL: %[[PANEL_OLD:.+]] = vector.load %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// PANEL: vector.store %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// PANEL: %[[PAIRS:.+]] = vector.shuffle %{{.+}}, %{{.+}} [0, 1, 2, 3] : vector<2xf32>, vector<2xf32>
+// PANEL: %[[ROUNDED:.+]] = arith.truncf %[[PAIRS]] : vector<4xf32> to vector<4xf16>
 // PANEL-NEXT: vector.store %[[ROUNDED]], %arg2[{{.+}}] {alignment = 8 : i64} : memref<512x128xf16>, vector<4xf16>
 // PANEL-NOT: memref.atomic_rmw
 
