@@ -248,21 +248,25 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                                      ArrayRef<int64_t>{0, 1, 2, 3});
   };
 
-  // The panel starts at C's values, or at zeros where C was only cleared.
-  // It holds f32 sums whatever C's type: an f16 C is rounded once, when the
-  // panel is stored.
+  // The panel starts at C's values, or at zeros where C was only cleared
+  // (in the panel's own order: zeros need no interleaving, and 16 bytes a
+  // thread meet no bank conflicts). It holds f32 sums whatever C's type: an
+  // f16 C is rounded once, when the panel is stored.
   forEachPanelPiece([&](Value row, Value column) {
-    Value value =
-        t.zeroFill
-            ? arith::ConstantOp::create(
-                  b, loc, DenseElementsAttr::get(pieceType, 0.0f))
-                  .getResult()
-            : widenFromC(b, loc, t,
-                         vector::LoadOp::create(
-                             b, loc, cPieceType, t.c,
-                             ValueRange{k.add(r0, row), k.add(n0, column)},
-                             /*nontemporal=*/false, pieceAlignment));
-    storePiece(value, row, column);
+    if (t.zeroFill) {
+      vector::StoreOp::create(
+          b, loc,
+          arith::ConstantOp::create(b, loc,
+                                    DenseElementsAttr::get(pieceType, 0.0f)),
+          panel, ValueRange{row, column});
+      return;
+    }
+    storePiece(widenFromC(b, loc, t,
+                          vector::LoadOp::create(
+                              b, loc, cPieceType, t.c,
+                              ValueRange{k.add(r0, row), k.add(n0, column)},
+                              /*nontemporal=*/false, pieceAlignment)),
+               row, column);
   });
 
   // The first warp lists the units: a lane per segment, 32 segments a
