@@ -251,12 +251,9 @@ void BlockMma::copy(Value tile, Value stage, Value row, Value column, Value src,
 void BlockMma::spread(int64_t count, function_ref<void(Value)> copyOne) {
   for (int64_t round = 0; round < count / numThreads; ++round)
     copyOne(k.add(tid, k.index(round * numThreads)));
-  if (int64_t rest = count % numThreads) {
-    auto guard = scf::IfOp::create(b, loc, k.ult(tid, k.index(rest)), false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    copyOne(k.add(k.index(count - rest), tid));
-  }
+  if (int64_t rest = count % numThreads)
+    k.buildIf(k.ult(tid, k.index(rest)),
+              [&] { copyOne(k.add(k.index(count - rest), tid)); });
 }
 
 SmallVector<Value>
@@ -363,13 +360,12 @@ Value BlockMma::chunkStart(Value chunk) {
 
 void BlockMma::fillChunkIf(const ChunkFill &fill, Value present, Value stage,
                            Value k0, ValueRange staged) {
-  auto ifPresent = scf::IfOp::create(b, loc, present, false);
-  OpBuilder::InsertionGuard inner(b);
-  b.setInsertionPoint(ifPresent.thenBlock()->getTerminator());
-  fill.issue(stage, k0);
-  if (fill.load)
-    fill.store(stage, staged.empty() ? fill.load(k0)
-                                     : SmallVector<Value>(staged));
+  k.buildIf(present, [&] {
+    fill.issue(stage, k0);
+    if (fill.load)
+      fill.store(stage, staged.empty() ? fill.load(k0)
+                                       : SmallVector<Value>(staged));
+  });
 }
 
 void BlockMma::fillFirstChunks(const ChunkFill &fill, Value numChunks,
@@ -442,22 +438,13 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
   Value aheadStage = k.rem(ahead, stages);
   Value hasAhead = k.ult(ahead, numChunks);
   Value aheadStart = chunkStart(ahead);
-  {
-    auto ifAhead = scf::IfOp::create(b, loc, hasAhead, false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifAhead.thenBlock()->getTerminator());
-    fill.issue(aheadStage, aheadStart);
-  }
+  k.buildIf(hasAhead, [&] { fill.issue(aheadStage, aheadStart); });
   commitCopies();
   SmallVector<Value> staged = loadChunkIf(fill, hasAhead, aheadStart);
   waitForCopies(stages - 1);
   multiply(acc, stage);
-  if (fill.load) {
-    auto ifStore = scf::IfOp::create(b, loc, hasAhead, false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifStore.thenBlock()->getTerminator());
-    fill.store(aheadStage, staged);
-  }
+  if (fill.load)
+    k.buildIf(hasAhead, [&] { fill.store(aheadStage, staged); });
   // The next round's copies go into the stage just multiplied.
   gpu::BarrierOp::create(b, loc);
   scf::YieldOp::create(b, loc, acc);

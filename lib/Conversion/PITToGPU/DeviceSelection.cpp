@@ -76,20 +76,19 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
   }
   for (int64_t half = kChoiceThreads / 2; half > 0; half /= 2) {
     gpu::BarrierOp::create(b, loc);
-    auto lower = scf::IfOp::create(b, loc, k.ult(tid, k.index(half)),
-                                   /*withElse=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(lower.thenBlock()->getTerminator());
-    for (int64_t slot = 0; slot < static_cast<int64_t>(distinct.size());
-         ++slot) {
-      Value mine = memref::LoadOp::create(
-          b, loc, partials, ValueRange{k.index(slot), tid});
-      Value other = memref::LoadOp::create(
-          b, loc, partials,
-          ValueRange{k.index(slot), k.add(tid, k.index(half))});
-      memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, mine, other),
-                              partials, ValueRange{k.index(slot), tid});
-    }
+    k.buildIf(k.ult(tid, k.index(half)), [&] {
+      for (int64_t slot = 0; slot < static_cast<int64_t>(distinct.size());
+           ++slot) {
+        Value mine = memref::LoadOp::create(b, loc, partials,
+                                            ValueRange{k.index(slot), tid});
+        Value other = memref::LoadOp::create(
+            b, loc, partials,
+            ValueRange{k.index(slot), k.add(tid, k.index(half))});
+        memref::StoreOp::create(b, loc,
+                                arith::AddIOp::create(b, loc, mine, other),
+                                partials, ValueRange{k.index(slot), tid});
+      }
+    });
   }
   // One thread evaluates the cost model (thread 0 wrote the last sums).
   auto firstThread = scf::IfOp::create(b, loc, k.ult(tid, k.index(1)),

@@ -415,8 +415,9 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       Value pair = vector::FromElementsOp::create(b, loc, pairType,
                                                   ValueRange{first, second});
       if (!t.zeroFill) {
-        Value old = vector::LoadOp::create(b, loc, cPairType, t.c, indices,
-                                           /*nontemporal=*/false, pairAlignment);
+        Value old =
+            vector::LoadOp::create(b, loc, cPairType, t.c, indices,
+                                   /*nontemporal=*/false, pairAlignment);
         pair = arith::AddFOp::create(b, loc, widenFromC(b, loc, t, old), pair);
       }
       vector::StoreOp::create(b, loc, roundForC(b, loc, t, pair), t.c, indices,
@@ -500,18 +501,17 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   // 16-byte aligned tensors, PIT_ARG_ALIGNMENT).
   auto scatter = [&](Value row, Value column, ValueRange values) {
     auto [target, valid] = gathered(row);
-    auto guard = scf::IfOp::create(b, loc, valid, false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    Value c0 = k.add(n0, column);
-    if (t.vectorAtomics) {
-      buildVectorAtomicAdd(b, loc, t.c, {target, c0}, values);
-      return;
-    }
-    for (auto [i, value] : llvm::enumerate(values))
-      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
-                                  t.c,
-                                  ValueRange{target, k.add(c0, k.index(i))});
+    k.buildIf(valid, [&] {
+      Value c0 = k.add(n0, column);
+      if (t.vectorAtomics) {
+        buildVectorAtomicAdd(b, loc, t.c, {target, c0}, values);
+        return;
+      }
+      for (auto [i, value] : llvm::enumerate(values))
+        memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
+                                    t.c,
+                                    ValueRange{target, k.add(c0, k.index(i))});
+    });
   };
   if (t.vectorAtomics) {
     mma.forEachAccumulatorQuad(acc, scatter);

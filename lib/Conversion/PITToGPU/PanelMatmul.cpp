@@ -271,12 +271,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
 
   // The first warp lists the units: a lane per segment, 32 segments a
   // round, each lane's units after those of the lanes before it.
-  {
-    Value lane = k.rem(mma.tid, kWarpSize);
-    auto ifFirstWarp =
-        scf::IfOp::create(b, loc, k.ult(mma.tid, k.index(kWarpSize)), false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(ifFirstWarp.thenBlock()->getTerminator());
+  Value lane = k.rem(mma.tid, kWarpSize);
+  k.buildIf(k.ult(mma.tid, k.index(kWarpSize)), [&] {
     int64_t rounds = llvm::divideCeil(t.numSegments, kWarpSize);
     auto loop = scf::ForOp::create(b, loc, k.index(0), k.index(rounds),
                                    k.index(1), ValueRange{k.i32(0)});
@@ -326,7 +322,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                 memref::StoreOp::create(b, loc, loop.getResult(0),
                                         numUnitsBuffer, k.index(0));
               });
-  }
+  });
   // Thread 0 sets up each stage's mbarriers before the block's barrier.
   Value isFirstThread = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, mma.tid, k.index(0));
@@ -476,8 +472,9 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
         SmallVector<Value> columns, sums;
         for (auto &[column, values] : fours) {
           columns.push_back(panelColumn(k, panelRow, column));
-          Value old = vector::LoadOp::create(b, loc, pieceType, panel,
-                                             ValueRange{panelRow, columns.back()});
+          Value old =
+              vector::LoadOp::create(b, loc, pieceType, panel,
+                                     ValueRange{panelRow, columns.back()});
           sums.push_back(arith::AddFOp::create(
               b, loc, old,
               vector::FromElementsOp::create(b, loc, pieceType, values)));

@@ -234,19 +234,19 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   // padding is not written.
   mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
     auto [target, valid] = gathered(t.alongM ? row : column);
-    auto guard = scf::IfOp::create(b, loc, valid, false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    SmallVector<Value> indices =
-        t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
-                 : SmallVector<Value>{k.add(dense0, row), target};
-    Value weight = memref::LoadOp::create(b, loc, t.mask, indices);
-    if (!weight.getType().isF32())
-      weight = arith::ExtFOp::create(b, loc, b.getF32Type(), weight);
-    Value scaled = arith::MulFOp::create(b, loc, value, weight);
-    Value old = memref::LoadOp::create(b, loc, t.c, indices);
-    memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, scaled),
-                            t.c, indices);
+    k.buildIf(valid, [&] {
+      SmallVector<Value> indices =
+          t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
+                   : SmallVector<Value>{k.add(dense0, row), target};
+      Value weight = memref::LoadOp::create(b, loc, t.mask, indices);
+      if (!weight.getType().isF32())
+        weight = arith::ExtFOp::create(b, loc, b.getF32Type(), weight);
+      Value scaled = arith::MulFOp::create(b, loc, value, weight);
+      Value old = memref::LoadOp::create(b, loc, t.c, indices);
+      memref::StoreOp::create(b, loc,
+                              arith::AddFOp::create(b, loc, old, scaled), t.c,
+                              indices);
+    });
   });
 }
 
