@@ -25,8 +25,8 @@
 // columns of C a block (not the 256 of mma-block-columns), chunks of 64 and
 // 32 of k (A's 32x1 micro-tiles come k-major from the compacted copy). Both
 // read the one compacted copy that their shared detection writes.
-// GPU: gpu.alloc  () : memref<8x256x32xf16>
-// GPU-NOT: gpu.alloc  () : memref<8x256x32xf16>
+// GPU: memref.view {{.+}} to memref<8x256x32xf16>
+// GPU-NOT: memref.view {{.+}} to memref<8x256x32xf16>
 // GPU: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x64x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x128xf16, #gpu.address_space<workgroup>>)
 // GPU: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x32x64xf16, #gpu.address_space<workgroup>>)
 

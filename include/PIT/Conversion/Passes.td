@@ -56,7 +56,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       `pit.swrite` are spread over the block's threads, with barriers
       between them, and combined writes are atomic.
     * `memref.alloc`/`memref.dealloc` of the host code become `gpu.alloc`/
-      `gpu.dealloc`; a `linalg.fill` of 16- or 32-bit elements left in it
+      `gpu.dealloc`; then the buffers of static shape that the function
+      allocates and frees at its top level (index, counts, compacted copies,
+      the choice) become views of one `gpu.alloc` at its start (each 256-byte
+      aligned), freed at its end: every allocation and free costs the host
+      driver time a call. A `linalg.fill` of 16- or 32-bit elements left in it
       becomes a `gpu.memset`, an f16/bf16 matmul with f32 C or C of the
       inputs' type (the dense fallback of run-time selection) a tensor-core kernel with 128x128
       blocks (128x256 with wgmma), other `linalg` ops grid-stride kernels (fills in a variant of

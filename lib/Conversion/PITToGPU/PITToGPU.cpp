@@ -431,6 +431,67 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
   }
 }
 
+/// Where the buffers of one arena start: aligned for any access a kernel
+/// makes (16-byte vectors, cp.async) and for whole cache lines.
+constexpr int64_t kArenaAlignment = 256;
+
+/// Replaces the device buffers that `func` allocates and frees itself
+/// (static shapes: the index, counts, compacted copies, the choice) by views
+/// of one allocation, made at the start and freed at the end. Each
+/// allocation and each free costs the host microseconds of driver time a
+/// call, and at high sparsity a call's kernels take little more than the
+/// host takes to issue them. The buffers then live for the whole call.
+void coalesceDeviceAllocations(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<gpu::AllocOp> allocs;
+  func.walk([&](gpu::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    // Freed in the function (not escaping it), and only at its top level.
+    auto isDealloc = [](Operation *user) { return isa<gpu::DeallocOp>(user); };
+    bool freedHere =
+        llvm::any_of(alloc->getUsers(), isDealloc) &&
+        llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+          return !isDealloc(user) || user->getParentOp() == func;
+        });
+    if (alloc->getParentOp() == func && !alloc.getAsyncToken() &&
+        alloc.getAsyncDependencies().empty() && !alloc.getHostShared() &&
+        type.hasStaticShape() && type.getLayout().isIdentity() &&
+        type.getElementType().isIntOrFloat() && freedHere)
+      allocs.push_back(alloc);
+  });
+  Block &entry = func.getBody().front();
+  if (allocs.size() < 2 || !func.getBody().hasOneBlock())
+    return;
+  SmallVector<int64_t> offsets;
+  int64_t bytes = 0;
+  for (gpu::AllocOp alloc : allocs) {
+    MemRefType type = alloc.getType();
+    offsets.push_back(bytes);
+    bytes += llvm::alignTo(type.getNumElements() *
+                               type.getElementTypeBitWidth() / 8,
+                           kArenaAlignment);
+  }
+  Location loc = func.getLoc();
+  rewriter.setInsertionPointToStart(&entry);
+  Value arena =
+      gpu::AllocOp::create(rewriter, loc,
+                           MemRefType::get({bytes}, rewriter.getI8Type()),
+                           /*asyncToken=*/Type(), ValueRange{}, ValueRange{},
+                           ValueRange{}, /*hostShared=*/false)
+          .getMemref();
+  for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<gpu::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    rewriter.setInsertionPoint(alloc);
+    Value start = arith::ConstantIndexOp::create(rewriter, loc, offset);
+    rewriter.replaceOpWithNewOp<memref::ViewOp>(alloc, alloc.getType(), arena,
+                                                start, ValueRange{});
+  }
+  rewriter.setInsertionPoint(entry.getTerminator());
+  gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                         arena);
+}
+
 /// Whether `chip` ("sm_90", "sm_90a", ...) has red.global.add.v2/v4.f32.
 bool hasVectorAtomics(StringRef chip) {
   unsigned version = 0;
@@ -516,6 +577,7 @@ struct ConvertPITToGPUPass
       func.walk([&](SelectOp op) { selects.push_back(op); });
       for (SelectOp op : selects)
         failed |= mlir::failed(lowerSelectOnDevice(rewriter, op));
+      coalesceDeviceAllocations(rewriter, func);
     });
     if (failed)
       return signalPassFailure();

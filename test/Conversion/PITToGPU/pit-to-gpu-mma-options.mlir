@@ -16,7 +16,7 @@
 // THREE:     nvvm.cp.async.wait.group 2
 // FIT: gpu.launch {{.+}} dynamic_shared_memory_size %c73728_i32
 // FIT:   %[[SHARED:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// FIT:   memref.view %[[SHARED]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x32xf16, #gpu.address_space<workgroup>>
+// FIT:   memref.view %[[SHARED]][%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x32xf16, #gpu.address_space<workgroup>>
 // FIT:   memref.view %[[SHARED]][%c8192][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x256xf16, #gpu.address_space<workgroup>>
 // FIT:   nvvm.cp.async.wait.group 1
 // TILE: gpu.launch {{.+}} workgroup(%{{.+}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x32x64xf16, #gpu.address_space<workgroup>>)

@@ -4,9 +4,11 @@
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func @matmul
-// The index lives on the device.
-// CHECK: %[[COUNTS:.+]] = gpu.alloc () : memref<4xi32>
-// CHECK: %[[POS:.+]] = gpu.alloc () : memref<4x256xi32>
+// The index lives on the device, in one allocation for the call (its
+// buffers 256-byte aligned), freed at the end.
+// CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<4352xi8>
+// CHECK: %[[COUNTS:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<4352xi8> to memref<4xi32>
+// CHECK: %[[POS:.+]] = memref.view %[[ARENA]][%c256][] : memref<4352xi8> to memref<4x256xi32>
 // Detection: clear the counts (a memset), then a thread per column of
 // 16-byte vectors of a band of 32 rows (4 bands x 64 vectors: 2 blocks of
 // 128 threads) ORs its 32 vectors into the flags of its 4 micro-tiles (one
@@ -48,8 +50,9 @@
 // CHECK:     scf.for
 // CHECK:       memref.atomic_rmw addf
 // CHECK:     gpu.barrier
-// CHECK: gpu.dealloc %[[POS]]
-// CHECK: gpu.dealloc %[[COUNTS]]
+// CHECK-NOT: gpu.dealloc
+// CHECK: gpu.dealloc %[[ARENA]]
+// CHECK-NEXT: return
 // THREADS-LABEL: func @matmul
 // THREADS: threads({{.+}}) in ({{.+}} = %c256
 func.func @matmul(%a: memref<128x256xf32>, %b: memref<256x64xf32>, %c: memref<128x64xf32>) {
@@ -85,7 +88,8 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // 32 rows), and the STile copies A from there, 16 bytes at a time, into a
 // k-major tile read with transposed ldmatrix.
 // CHECK-LABEL: func @matmul_f16
-// CHECK: %[[COPY:.+]] = gpu.alloc () : memref<8x256x32xf16>
+// CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<139520xi8>
+// CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c8448][] : memref<139520xi8> to memref<8x256x32xf16>
 // CHECK: gpu.launch
 // CHECK:   vector.store %{{.+}}, %[[COPY]][%{{.+}}, %{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<8x256x32xf16>, vector<8xf16>
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c16{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%[[SA:.+]] : memref<2x32x32xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<2x32x256xf16, #gpu.address_space<workgroup>>)
@@ -107,7 +111,7 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // CHECK:     gpu.barrier
 // No atomics: the block owns its output tile.
 // CHECK-NOT: atomic_rmw
-// CHECK: gpu.dealloc %[[COPY]]
+// CHECK: gpu.dealloc %[[ARENA]]
 // CHECK: return
 // THREADS-LABEL: func @matmul_f16
 // NO-TC-LABEL: func @matmul_f16

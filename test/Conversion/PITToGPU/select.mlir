@@ -10,13 +10,16 @@
 // the dense fallback is a tensor-core kernel with 128x128 blocks, chunks of
 // 64 of k in 3 stages (96 KiB of dynamic shared memory), and C's zero fill
 // folded away.
+// The device buffers of the call (both indices, the compacted copy, the
+// choice) are views of one allocation.
 // CHECK-LABEL: func @matmul
-// CHECK: %[[FINE:.+]] = gpu.alloc () : memref<8xi32>
-// CHECK: %[[COPY:.+]] = gpu.alloc () : memref<8x256x32xf16>
-// CHECK: %[[COARSE:.+]] = gpu.alloc () : memref<8xi32>
+// CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<140288xi8>
+// CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<140288xi8> to memref<8xi32>
+// CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c8448][] : memref<140288xi8> to memref<8x256x32xf16>
+// CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c139520][] : memref<140288xi8> to memref<8xi32>
 // CHECK-NOT: gpu.memcpy
-// CHECK: %[[CHOICE:.+]] = gpu.alloc () : memref<1xi32>
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256, {{.*}} workgroup(%[[SUMS:.+]] : memref<2x256xi64, #gpu.address_space<workgroup>>)
+// CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c140032][] : memref<140288xi8> to memref<1xi32>
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}} workgroup(%[[SUMS:.+]] : memref<2x256xi64, #gpu.address_space<workgroup>>)
 // CHECK: memref.load %[[FINE]]
 // CHECK: memref.store {{.*}}, %[[SUMS]]
 // CHECK: memref.load %[[COARSE]]
@@ -43,8 +46,9 @@
 // CHECK: arith.cmpi ne, %[[CHOSEN2]], %c1_i32
 // CHECK: memref.view {{.*}} to memref<3x128x64xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<3x64x128xf16, #gpu.address_space<workgroup>>
-// CHECK: gpu.dealloc %[[CHOICE]]
-// CHECK: gpu.dealloc %[[COPY]]
+// CHECK-NOT: gpu.dealloc
+// CHECK: gpu.dealloc %[[ARENA]]
+// CHECK-NEXT: return
 func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
