@@ -436,7 +436,8 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
 constexpr int64_t kArenaAlignment = 256;
 
 /// Replaces the device buffers that `func` allocates and frees itself
-/// (static shapes: the index, counts, compacted copies, the choice) by views
+/// (static shapes of whole bytes: the index, counts, compacted copies, the
+/// choice) by views
 /// of one allocation, made at the start and freed at the end. Each
 /// allocation and each free costs the host microseconds of driver time a
 /// call, and at high sparsity a call's kernels take little more than the
@@ -455,7 +456,8 @@ void coalesceDeviceAllocations(RewriterBase &rewriter, func::FuncOp func) {
     if (alloc->getParentOp() == func && !alloc.getAsyncToken() &&
         alloc.getAsyncDependencies().empty() && !alloc.getHostShared() &&
         type.hasStaticShape() && type.getLayout().isIdentity() &&
-        type.getElementType().isIntOrFloat() && freedHere)
+        !type.getMemorySpace() && type.getElementType().isIntOrFloat() &&
+        type.getElementTypeBitWidth() % 8 == 0 && freedHere)
       allocs.push_back(alloc);
   });
   Block &entry = func.getBody().front();
