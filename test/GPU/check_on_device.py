@@ -58,7 +58,7 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
             else:
                 a, b = rand(params["m"], params["k"]), rand(params["k"], params["n"])
                 mask = sparsify(rand(params["m"], params["n"]), micro, sparsity)
-                c = rand(params["m"], params["n"], dtype=torch.float32)
+                c = rand(params["m"], params["n"], dtype=TORCH_DTYPE[params["ct"]])
                 ref = c.double() + mask.double() * (a.double() @ b.double())
                 args = (a, b, mask, c)
             if not ordered:

@@ -47,6 +47,25 @@ SDDMM = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %
 }}
 """
 
+# The same with C of the inputs' type: the body adds in that type as
+# written (the kernel sums in f32 and rounds once, where C is stored).
+SDDMM_HALF_C = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %mask: memref<{m}x{n}x{t}>, %c: memref<{m}x{n}x{t}>) {{
+  linalg.generic {{indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%a, %b, %mask : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>, memref<{m}x{n}x{t}>)
+      outs(%c : memref<{m}x{n}x{t}>)
+      attrs = {{pit.sparse = #pit.sparse<operand = 2, micro_tiles = [{mt}]>}} {{
+  ^bb0(%x: {t}, %y: {t}, %w: {t}, %acc: {t}):
+    %p = arith.mulf %x, %y : {t}
+    %q = arith.mulf %p, %w : {t}
+    %s = arith.addf %acc, %q : {t}
+    linalg.yield %s : {t}
+  }}
+  return
+}}
+"""
+
 
 # The STile database of the lit tests (made-up latencies), relative to the
 # repository root.
@@ -118,6 +137,10 @@ def cases():
                 2, False))
     out.append(("small_batch_matmul_2x128_1x32x1", BATCH_MATMUL,
                 dict(b=2, m=128, n=64, k=128, t="f16", mt="1x32x1"), -1, False))
+    for mt in ["32x1", "1x64"]:
+        out.append((f"small_sddmm_f16c_256_k64_{mt}", SDDMM_HALF_C,
+                    dict(m=256, n=256, k=64, t="f16", ct="f16", mt=mt), -1,
+                    False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,
                 dict(m=256, n=256, k=64, t="f16", mt="32x1"), -1, False))
     for mt in ["32x1", "1x64", "16x16", "32x64"]:

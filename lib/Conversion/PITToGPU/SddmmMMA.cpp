@@ -33,6 +33,9 @@ struct SddmmTile {
   /// (with B's).
   bool alongM;
   Value a, b, mask, c;
+  /// C's element type: f32, or the inputs' f16 or bf16 (the product is
+  /// summed in f32 either way and rounded once, where C is stored).
+  Type outputType;
   Value positions;
   MmaTileShape shape;
   /// The micro-tile's extent along the gathered dimension.
@@ -131,13 +134,15 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   tile.positions = gatheredInput.getPositions();
   tile.micro = micro;
   Type inputType = readA.getSource().getType().getElementType();
+  tile.outputType = write.getDest().getType().getElementType();
   auto isStatic = [](Value memref) {
     return cast<MemRefType>(memref.getType()).hasStaticShape();
   };
   if (!(inputType.isF16() || inputType.isBF16()) ||
       readB.getSource().getType().getElementType() != inputType ||
       !isa<FloatType>(readMask.getSource().getType().getElementType()) ||
-      !write.getDest().getType().getElementType().isF32() || !isStatic(tile.a) ||
+      !(tile.outputType.isF32() || tile.outputType == inputType) ||
+      !isStatic(tile.a) ||
       !isStatic(tile.b) || !isStatic(tile.mask) || !isStatic(tile.c))
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
@@ -243,9 +248,12 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
         weight = arith::ExtFOp::create(b, loc, b.getF32Type(), weight);
       Value scaled = arith::MulFOp::create(b, loc, value, weight);
       Value old = memref::LoadOp::create(b, loc, t.c, indices);
-      memref::StoreOp::create(b, loc,
-                              arith::AddFOp::create(b, loc, old, scaled), t.c,
-                              indices);
+      if (!t.outputType.isF32())
+        old = arith::ExtFOp::create(b, loc, b.getF32Type(), old);
+      Value sum = arith::AddFOp::create(b, loc, old, scaled);
+      if (!t.outputType.isF32())
+        sum = arith::TruncFOp::create(b, loc, t.outputType, sum);
+      memref::StoreOp::create(b, loc, sum, t.c, indices);
     });
   });
 }
