@@ -76,8 +76,8 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     That SIMT lowering is correct for any body and element type. An STile
     whose body is the tile of an f16 or bf16 matmul or batch matmul with f32
     accumulation (gathered along k or m), or of an SDDMM, gets a tensor-core
-    kernel instead (with `tensor-cores`, the default). A matmul whose C has
-    the inputs' type (f16 or bf16) accumulates in f32 too and rounds once,
+    kernel instead (with `tensor-cores`, the default). A matmul or SDDMM whose
+    C has the inputs' type (f16 or bf16) accumulates in f32 too and rounds once,
     where C is stored, as cuBLAS does; the body's own f16 additions would
     round at every step. Rows gathered along m and added into such a C with
     atomics would round at every add: those tiles are left to the SIMT
