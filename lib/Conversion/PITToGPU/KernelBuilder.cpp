@@ -5,6 +5,7 @@
 #include "PIT/Conversion/TileTransfer.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -43,6 +44,27 @@ Value KernelBuilder::toI32(Value index) {
 }
 Value KernelBuilder::toIndex(Value value) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+}
+
+/// `type` with its element type (or itself, a scalar) replaced by `element`.
+static Type withElementType(Type type, Type element) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(element);
+  return element;
+}
+
+Value KernelBuilder::widenToF32(Value value) {
+  if (getElementTypeOrSelf(value).isF32())
+    return value;
+  return arith::ExtFOp::create(
+      b, loc, withElementType(value.getType(), b.getF32Type()), value);
+}
+
+Value KernelBuilder::roundTo(Type elementType, Value value) {
+  if (getElementTypeOrSelf(value) == elementType)
+    return value;
+  return arith::TruncFOp::create(
+      b, loc, withElementType(value.getType(), elementType), value);
 }
 
 Value KernelBuilder::inclusiveWarpSum(Value value) {

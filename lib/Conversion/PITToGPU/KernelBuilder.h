@@ -35,6 +35,12 @@ struct KernelBuilder {
   Value i32(int64_t value);
   Value toI32(Value index);
   Value toIndex(Value value);
+  /// `value` (a float or a vector of floats) as f32, and rounded to
+  /// `elementType`: where a 16-bit C meets the f32 sums of the kernels, which
+  /// round once, when they store. Either is `value` itself where the types
+  /// already agree.
+  Value widenToF32(Value value);
+  Value roundTo(Type elementType, Value value);
 
   /// Builds `body` where `condition` holds (an scf.if without results);
   /// the insertion point stays after the scf.if.

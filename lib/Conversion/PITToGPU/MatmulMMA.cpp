@@ -381,20 +381,17 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
         Value old = vector::LoadOp::create(
             b, loc, cPairType, t.c, at(k.add(m0, row), k.add(n0, column)),
             /*nontemporal=*/false, pairAlignment);
-        pair = arith::AddFOp::create(b, loc, widenFromC(b, loc, t, old), pair);
+        pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
       }
-      return vector::BitCastOp::create(
+      Value word = vector::BitCastOp::create(
           b, loc, VectorType::get({1}, b.getI32Type()),
-          roundForC(b, loc, t, pair));
+          k.roundTo(t.outputType, pair));
+      return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0})
+          .getResult();
     };
     auto runType = VectorType::get({8}, t.outputType);
     mma.forEachAccumulatorOctet(
-        acc,
-        [&](Value row, Value column, Value first, Value second) -> Value {
-          return vector::ExtractOp::create(
-              b, loc, pack(row, column, first, second), ArrayRef<int64_t>{0});
-        },
-        [&](Value row, Value column, ValueRange packed) {
+        acc, pack, [&](Value row, Value column, ValueRange packed) {
           Value words = vector::FromElementsOp::create(
               b, loc, VectorType::get({4}, b.getI32Type()), packed);
           vector::StoreOp::create(
@@ -418,9 +415,9 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
         Value old =
             vector::LoadOp::create(b, loc, cPairType, t.c, indices,
                                    /*nontemporal=*/false, pairAlignment);
-        pair = arith::AddFOp::create(b, loc, widenFromC(b, loc, t, old), pair);
+        pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
       }
-      vector::StoreOp::create(b, loc, roundForC(b, loc, t, pair), t.c, indices,
+      vector::StoreOp::create(b, loc, k.roundTo(t.outputType, pair), t.c, indices,
                               /*nontemporal=*/false, pairAlignment);
     });
     return;
@@ -430,13 +427,10 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
     if (!t.zeroFill) {
       Value old = memref::LoadOp::create(b, loc, t.c, indices);
-      if (!t.outputType.isF32())
-        old = arith::ExtFOp::create(b, loc, b.getF32Type(), old);
-      value = arith::AddFOp::create(b, loc, old, value);
+      value = arith::AddFOp::create(b, loc, k.widenToF32(old), value);
     }
-    if (!t.outputType.isF32())
-      value = arith::TruncFOp::create(b, loc, t.outputType, value);
-    memref::StoreOp::create(b, loc, value, t.c, indices);
+    memref::StoreOp::create(b, loc, k.roundTo(t.outputType, value), t.c,
+                            indices);
   });
 }
 
@@ -591,24 +585,6 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
 }
 
 } // namespace
-
-Value mlir::pit::roundForC(OpBuilder &b, Location loc, const MatmulTile &tile,
-                           Value values) {
-  if (tile.outputType.isF32())
-    return values;
-  auto type = VectorType::get(cast<VectorType>(values.getType()).getShape(),
-                              tile.outputType);
-  return arith::TruncFOp::create(b, loc, type, values);
-}
-
-Value mlir::pit::widenFromC(OpBuilder &b, Location loc, const MatmulTile &tile,
-                            Value values) {
-  if (tile.outputType.isF32())
-    return values;
-  auto type = VectorType::get(cast<VectorType>(values.getType()).getShape(),
-                              b.getF32Type());
-  return arith::ExtFOp::create(b, loc, type, values);
-}
 
 LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
                                           linalg::LinalgOp op,

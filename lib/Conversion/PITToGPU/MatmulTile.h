@@ -66,15 +66,6 @@ struct MatmulTile {
   int64_t sharedBytesPerBlock = 0;
 };
 
-/// `values`, a vector of f32 sums, rounded to C's element type for a store
-/// (as they are where C is f32).
-Value roundForC(OpBuilder &b, Location loc, const MatmulTile &tile,
-                Value values);
-
-/// `values`, a vector read from C, widened to f32 for an add.
-Value widenFromC(OpBuilder &b, Location loc, const MatmulTile &tile,
-                 Value values);
-
 /// Why an STile gathered along m cannot run its `panel` (empty if it can).
 std::string whyNoPanel(STileOp op, const MatmulTile &tile,
                        const MmaKernelOptions &options);

@@ -261,11 +261,10 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
           panel, ValueRange{row, column});
       return;
     }
-    storePiece(widenFromC(b, loc, t,
-                          vector::LoadOp::create(
-                              b, loc, cPieceType, t.c,
-                              ValueRange{k.add(r0, row), k.add(n0, column)},
-                              /*nontemporal=*/false, pieceAlignment)),
+    storePiece(k.widenToF32(vector::LoadOp::create(
+                   b, loc, cPieceType, t.c,
+                   ValueRange{k.add(r0, row), k.add(n0, column)},
+                   /*nontemporal=*/false, pieceAlignment)),
                row, column);
   });
 
@@ -620,7 +619,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   });
   forEachPanelPiece([&](Value row, Value column) {
     Value value = loadPiece(row, column);
-    vector::StoreOp::create(b, loc, roundForC(b, loc, t, value), t.c,
+    vector::StoreOp::create(b, loc, k.roundTo(t.outputType, value), t.c,
                             ValueRange{k.add(r0, row), k.add(n0, column)},
                             /*nontemporal=*/false, pieceAlignment);
   });

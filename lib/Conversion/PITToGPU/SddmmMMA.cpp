@@ -243,17 +243,13 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
       SmallVector<Value> indices =
           t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
                    : SmallVector<Value>{k.add(dense0, row), target};
-      Value weight = memref::LoadOp::create(b, loc, t.mask, indices);
-      if (!weight.getType().isF32())
-        weight = arith::ExtFOp::create(b, loc, b.getF32Type(), weight);
+      Value weight = k.widenToF32(
+          memref::LoadOp::create(b, loc, t.mask, indices));
       Value scaled = arith::MulFOp::create(b, loc, value, weight);
-      Value old = memref::LoadOp::create(b, loc, t.c, indices);
-      if (!t.outputType.isF32())
-        old = arith::ExtFOp::create(b, loc, b.getF32Type(), old);
+      Value old = k.widenToF32(memref::LoadOp::create(b, loc, t.c, indices));
       Value sum = arith::AddFOp::create(b, loc, old, scaled);
-      if (!t.outputType.isF32())
-        sum = arith::TruncFOp::create(b, loc, t.outputType, sum);
-      memref::StoreOp::create(b, loc, sum, t.c, indices);
+      memref::StoreOp::create(b, loc, k.roundTo(t.outputType, sum), t.c,
+                              indices);
     });
   });
 }
