@@ -73,8 +73,7 @@ bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
 /// Bytes a workspace buffer takes in shared memory: each starts 16-byte
 /// aligned.
 static int64_t workspaceBytes(MemRefType type) {
-  return llvm::alignTo(type.getNumElements() * type.getElementTypeBitWidth() / 8,
-                       16);
+  return llvm::alignTo(memrefBytes(type), 16);
 }
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,

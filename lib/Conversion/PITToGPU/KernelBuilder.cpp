@@ -46,6 +46,11 @@ Value KernelBuilder::toIndex(Value value) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
 }
 
+int64_t mlir::pit::memrefBytes(MemRefType type) {
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
 /// `type` with its element type (or itself, a scalar) replaced by `element`.
 static Type withElementType(Type type, Type element) {
   if (auto vector = dyn_cast<VectorType>(type))

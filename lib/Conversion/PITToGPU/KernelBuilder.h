@@ -20,6 +20,10 @@ namespace mlir::pit {
 gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t numBlocks,
                            int64_t blockSize, TypeRange workgroupBuffers = {});
 
+/// Bytes a buffer of static `type` takes (an element of less than a byte
+/// takes one, as LLVM stores it).
+int64_t memrefBytes(MemRefType type);
+
 /// Index arithmetic at one insertion point.
 struct KernelBuilder {
   OpBuilder &b;

@@ -254,8 +254,7 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
                                           type.getElementType(),
                                           MemRefLayoutAttrInterface(),
                                           workgroup));
-    sharedBytes += type.getNumElements() *
-                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    sharedBytes += memrefBytes(type);
   }
   if (sharedBytes > kStaticSharedBytes)
     return op.emitOpError("its tile buffers need ")
@@ -466,11 +465,8 @@ void coalesceDeviceAllocations(RewriterBase &rewriter, func::FuncOp func) {
   SmallVector<int64_t> offsets;
   int64_t bytes = 0;
   for (gpu::AllocOp alloc : allocs) {
-    MemRefType type = alloc.getType();
     offsets.push_back(bytes);
-    bytes += llvm::alignTo(type.getNumElements() *
-                               type.getElementTypeBitWidth() / 8,
-                           kArenaAlignment);
+    bytes += llvm::alignTo(memrefBytes(alloc.getType()), kArenaAlignment);
   }
   Location loc = func.getLoc();
   rewriter.setInsertionPointToStart(&entry);
