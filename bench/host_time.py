@@ -1,0 +1,65 @@
+"""How long the host takes to issue a call of compiled benchmark libraries
+(Python through ctypes to the checked entry point, every driver call of
+the host code), against the time a call takes back to back, when the GPU
+sets the pace:
+
+    python3 bench/host_time.py build/bench/matmul_f16_32x1__select.so:32x1:0.99 ...
+
+Each argument is LIBRARY:MICRO-TILE:SPARSITY, for an f16 4096^3 matmul
+library of the benchmark. Medians of 50 calls; a call is host-bound where
+the two are close. The runtime is lent torch's stream, as the benchmark
+lends it: the calls are then stream-ordered (without it every call waits
+for its kernels)."""
+
+import ctypes
+import pathlib
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import cases  # noqa: E402  (puts the shared helpers on the path)
+from compiled_library import Kernel  # noqa: E402
+from profiling import matmul_inputs  # noqa: E402
+
+CALLS = 50
+
+
+def measure(library, micro, sparsity):
+    kernel = Kernel(library)
+    a, b, c = matmul_inputs(cases.SIZE, micro, sparsity)
+    for _ in range(5):
+        kernel(a, b, c)
+    torch.cuda.synchronize()
+    issue = []
+    for _ in range(CALLS):
+        start = time.perf_counter()
+        kernel(a, b, c)
+        issue.append((time.perf_counter() - start) * 1e6)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(CALLS):
+        kernel(a, b, c)
+    torch.cuda.synchronize()
+    back_to_back = (time.perf_counter() - start) / CALLS * 1e6
+    print(f"{pathlib.Path(library).name} {'x'.join(map(str, micro))} {sparsity}: "
+          f"host {statistics.median(issue):.1f} us a call, "
+          f"back to back {back_to_back:.1f} us a call", flush=True)
+
+
+def main():
+    libraries = [argument.split(":")[0] for argument in sys.argv[1:]]
+    runtime = ctypes.CDLL(
+        str(pathlib.Path(libraries[0]).parent / "libpit_cuda_runtime.so"),
+        mode=ctypes.RTLD_GLOBAL)
+    runtime.pitCudaSetStream(
+        ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    for argument in sys.argv[1:]:
+        library, micro, sparsity = argument.split(":")
+        measure(library, [int(e) for e in micro.split("x")], float(sparsity))
+
+
+if __name__ == "__main__":
+    main()
