@@ -11,7 +11,6 @@ the two are close. The runtime is lent torch's stream, as the benchmark
 lends it: the calls are then stream-ordered (without it every call waits
 for its kernels)."""
 
-import ctypes
 import pathlib
 import statistics
 import sys
@@ -22,7 +21,7 @@ import torch
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import cases  # noqa: E402  (puts the shared helpers on the path)
 from compiled_library import Kernel  # noqa: E402
-from profiling import matmul_inputs  # noqa: E402
+from profiling import lend_torch_stream, matmul_inputs  # noqa: E402
 
 CALLS = 50
 
@@ -50,12 +49,7 @@ def measure(library, micro, sparsity):
 
 
 def main():
-    libraries = [argument.split(":")[0] for argument in sys.argv[1:]]
-    runtime = ctypes.CDLL(
-        str(pathlib.Path(libraries[0]).parent / "libpit_cuda_runtime.so"),
-        mode=ctypes.RTLD_GLOBAL)
-    runtime.pitCudaSetStream(
-        ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    lend_torch_stream(pathlib.Path(sys.argv[1].split(":")[0]).parent)
     for argument in sys.argv[1:]:
         library, micro, sparsity = argument.split(":")
         measure(library, [int(e) for e in micro.split("x")], float(sparsity))

@@ -6,7 +6,8 @@
 
 Each argument is LIBRARY:MICRO-TILE:SPARSITY, for an f16 4096^3 matmul
 library of the benchmark (its A gets a fresh random pattern of that
-micro-tile and sparsity)."""
+micro-tile and sparsity). The runtime is lent torch's stream, as in the
+benchmark: calls are stream-ordered, so the gaps are the GPU's own."""
 
 import pathlib
 import statistics
@@ -17,7 +18,7 @@ import torch
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import cases  # noqa: E402,F401  (puts the shared helpers on the path)
 from compiled_library import Kernel  # noqa: E402
-from profiling import device_work_per_call, matmul_inputs  # noqa: E402
+from profiling import device_work_per_call, lend_torch_stream, matmul_inputs  # noqa: E402
 
 CALLS = 20
 
@@ -57,6 +58,7 @@ def cublas_ms():
 
 
 def main():
+    lend_torch_stream(pathlib.Path(sys.argv[1].split(":")[0]).parent)
     for argument in sys.argv[1:]:
         library, micro, sparsity = argument.split(":")
         profile(library, [int(e) for e in micro.split("x")], float(sparsity))

@@ -3,9 +3,24 @@ launches and memsets of a PIT library too. Outlined kernels all share one
 name, so a call's pieces are told apart by their position. (Import cases
 first: it puts the GPU check's helpers on the path.)"""
 
+import ctypes
+import pathlib
+
 import torch
 
 from compiled_library import sparsify
+
+
+def lend_torch_stream(directory):
+    """Loads the libpit_cuda_runtime.so of `directory` (the libraries there
+    then share it) and lends it torch's current stream, as the benchmark
+    does: calls are then stream-ordered, as a CUDA library's are. Without a
+    lent stream every call waits for its kernels, and the GPU idles while
+    the host issues the next one."""
+    runtime = ctypes.CDLL(str(pathlib.Path(directory) / "libpit_cuda_runtime.so"),
+                          mode=ctypes.RTLD_GLOBAL)
+    runtime.pitCudaSetStream(
+        ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
 
 
 def matmul_inputs(n, micro, sparsity):

@@ -23,7 +23,6 @@ committed).
 """
 
 import argparse
-import ctypes
 import json
 import pathlib
 import statistics
@@ -34,7 +33,7 @@ import torch
 
 import cases
 from compiled_library import TOLERANCE, Kernel as PITKernel, relative_error, sparsify
-from profiling import device_work_per_call
+from profiling import device_work_per_call, lend_torch_stream
 
 PATTERNS = 6
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -286,9 +285,7 @@ def main():
                         help="measure the STile database instead")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
-    runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
-                          mode=ctypes.RTLD_GLOBAL)
-    runtime.pitCudaSetStream(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    lend_torch_stream(options.directory)
     torch.manual_seed(0)
     device = torch.cuda.get_device_name()
     bandwidth = copy_bandwidth()

@@ -15,6 +15,8 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #define PIT_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -110,10 +112,40 @@ PIT_EXPORT const char *pitCudaDeviceName() {
 // Modules and launches
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// The name of the global by which a module says that each of its kernels
+/// first waits for its prerequisite grids (griddepcontrol.wait): only then
+/// may a launch of its kernels overlap the kernel before it in the stream.
+/// PIT's pipeline defines it (pit-dependent-launch).
+constexpr const char *kDependentLaunchMarker = "pit_dependent_launch";
+
+/// The kernels whose launches may overlap the kernel before them, by module
+/// (so that an unload forgets them).
+std::mutex dependentMutex;
+std::unordered_map<CUmodule, std::vector<CUfunction>> dependentModules;
+std::unordered_set<CUfunction> dependentKernels;
+
+/// Remembers `module` when it carries the marker.
+void noteDependentLaunch(CUmodule module) {
+  CUdeviceptr marker = 0;
+  size_t bytes = 0;
+  CUresult found =
+      cuModuleGetGlobal(&marker, &bytes, module, kDependentLaunchMarker);
+  if (found == CUDA_ERROR_NOT_FOUND)
+    return;
+  if (!PIT_CHECK(found))
+    return;
+  std::lock_guard<std::mutex> lock(dependentMutex);
+  dependentModules[module];
+}
+
+} // namespace
+
 PIT_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
   CUmodule module = nullptr;
-  if (ready())
-    PIT_CHECK(cuModuleLoadData(&module, data));
+  if (ready() && PIT_CHECK(cuModuleLoadData(&module, data)))
+    noteDependentLaunch(module);
   return module;
 }
 
@@ -128,16 +160,29 @@ PIT_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
                             CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log)),
                     reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-  if (!PIT_CHECK(cuModuleLoadDataEx(&module, data, 3, options, values)) &&
-      log[0])
-    std::fprintf(stderr, "pit-cuda-runtime: PTX JIT log: %s\n", log);
+  if (!PIT_CHECK(cuModuleLoadDataEx(&module, data, 3, options, values))) {
+    if (log[0])
+      std::fprintf(stderr, "pit-cuda-runtime: PTX JIT log: %s\n", log);
+    return module;
+  }
+  noteDependentLaunch(module);
   return module;
 }
 
 PIT_EXPORT void mgpuModuleUnload(CUmodule module) {
   // Unloading must happen even after an error, so that nothing leaks.
-  if (module)
-    checkRelease(cuModuleUnload(module), "cuModuleUnload(module)");
+  if (!module)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(dependentMutex);
+    auto found = dependentModules.find(module);
+    if (found != dependentModules.end()) {
+      for (CUfunction function : found->second)
+        dependentKernels.erase(function);
+      dependentModules.erase(found);
+    }
+  }
+  checkRelease(cuModuleUnload(module), "cuModuleUnload(module)");
 }
 
 PIT_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
@@ -148,7 +193,14 @@ PIT_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
     recordError(std::string("no module to get kernel '") + name + "' from");
     return function;
   }
-  PIT_CHECK(cuModuleGetFunction(&function, module, name));
+  if (!PIT_CHECK(cuModuleGetFunction(&function, module, name)))
+    return function;
+  std::lock_guard<std::mutex> lock(dependentMutex);
+  auto found = dependentModules.find(module);
+  if (found != dependentModules.end()) {
+    found->second.push_back(function);
+    dependentKernels.insert(function);
+  }
   return function;
 }
 
@@ -186,8 +238,37 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   // a driver call to each).
   if (sharedBytes > 48 * 1024 && !allowSharedBytes(function, sharedBytes))
     return;
-  PIT_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
-                           blockZ, sharedBytes, stream, params, extra));
+  bool dependent;
+  {
+    std::lock_guard<std::mutex> lock(dependentMutex);
+    dependent = dependentKernels.count(function);
+  }
+  if (!dependent) {
+    PIT_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                             blockZ, sharedBytes, stream, params, extra));
+    return;
+  }
+  // Programmatic stream serialization: the kernel may be scheduled while the
+  // kernel before it in the stream (which lets it, griddepcontrol.
+  // launch_dependents) is finishing, and waits for it with
+  // griddepcontrol.wait. That hides the gap between two launches (about a
+  // microsecond each), and lets a kernel that its guard switches off exit as
+  // soon as the one before it is done.
+  CUlaunchAttribute attribute = {};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config = {};
+  config.gridDimX = static_cast<unsigned>(gridX);
+  config.gridDimY = static_cast<unsigned>(gridY);
+  config.gridDimZ = static_cast<unsigned>(gridZ);
+  config.blockDimX = static_cast<unsigned>(blockX);
+  config.blockDimY = static_cast<unsigned>(blockY);
+  config.blockDimZ = static_cast<unsigned>(blockZ);
+  config.sharedMemBytes = static_cast<unsigned>(sharedBytes);
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra));
 }
 
 //===----------------------------------------------------------------------===//

@@ -13,6 +13,16 @@
 
 using namespace mlir;
 
+/// The compute capability of `chip` (90 for "sm_90a"), or 0 when it does not
+/// read as one.
+static int64_t chipVersion(StringRef chip) {
+  int64_t version = 0;
+  if (!chip.consume_front("sm_") ||
+      chip.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 0;
+  return version;
+}
+
 void mlir::pit::buildPTXPipeline(OpPassManager &pm,
                                  const PTXPipelineOptions &options) {
   addBufferizationPasses(pm);
@@ -29,6 +39,9 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   // division by an argument is a real division, by a constant a shift).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // From sm_90 on, each kernel may start while the one before it finishes.
+  if (chipVersion(options.chip) >= 90)
+    pm.addNestedPass<gpu::GPUModuleOp>(createPITDependentLaunch());
   // Host-side gpu ops become a chain on one stream, joined by gpu.wait;
   // gpu-to-llvm only lowers the asynchronous forms of alloc and dealloc.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());

@@ -10,6 +10,11 @@
 // bf16 goes to the tensor cores too.
 // RUN: sed 's/xf16>/xbf16>/g' %s | pit-opt --pit-to-ptx="chip=sm_90" | FileCheck %s --check-prefix=BF16
 // RUN: pit-opt %s --pit-to-ptx="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// From sm_90 on, every kernel may start while the one before it finishes: it
+// lets its dependents launch, then waits for its prerequisites; the module
+// carries the marker the runtime launches by. Not below sm_90.
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_0' %t | FileCheck %s --check-prefix=DEPENDENT
+// RUN: pit-opt %s --pit-to-ptx="chip=sm_80" | FileCheck %s --check-prefix=SM80-INDEPENDENT
 // ptxas (from the CUDA toolkit) assembles the kernels for both chips.
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_90 format=bin" | FileCheck %s --check-prefix=CUBIN %}
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_80 format=bin" | FileCheck %s --check-prefix=CUBIN %}
@@ -28,6 +33,11 @@
 // BARRIER: bar.sync
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// DEPENDENT: .visible .global .align 4 .u32 pit_dependent_launch = 1;
+// DEPENDENT-SAME: griddepcontrol.launch_dependents;
+// DEPENDENT-SAME: griddepcontrol.wait;
+// SM80-INDEPENDENT-NOT: griddepcontrol
+// SM80-INDEPENDENT-NOT: pit_dependent_launch
 // SM80: .target sm_80
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CUBIN: gpu.binary @sparse_matmul_kernel_0 [#gpu.object<#nvvm.target<chip = "sm_{{[89]}}0", features = "+ptx81">, {{.*}}bin = "

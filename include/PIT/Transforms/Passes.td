@@ -150,4 +150,46 @@ def PITWriteResultsIntoArguments
   }];
 }
 
+def PITDependentLaunch : Pass<"pit-dependent-launch", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lets each kernel start while the kernel before it in the "
+                "stream finishes (programmatic dependent launch, sm_90+)";
+  let description = [{
+    A PIT call is a chain of kernels on one stream (detection, the choice,
+    the variants' kernels, each guarded by the choice). Between two kernels
+    the GPU idles for about a microsecond while it launches the second, and
+    a variant that the choice switches off still takes its launch and its
+    blocks' exits. On sm_90 and newer a kernel launched with programmatic
+    stream serialization may be scheduled while the kernel before it is
+    finishing, once every block of that kernel has said so.
+
+    This pass makes every kernel of the `gpu.module` safe and willing to be
+    launched that way:
+
+    * it first lets its own dependents launch
+      (`nvvm.griddepcontrol launch_dependents`): they are scheduled once
+      all of its blocks are running, and only take resources its blocks
+      leave free;
+    * then it waits for its prerequisite grids to complete and their writes
+      to be visible (`nvvm.griddepcontrol wait`), before anything else.
+
+    It also defines the global `pit_dependent_launch` in the module, by
+    which PIT's CUDA runtime (libpit_cuda_runtime) knows that the module's
+    kernels wait: it launches only those with the attribute, and any other
+    kernel as usual.
+
+    Matches: `gpu.func` kernels of a `gpu.module`.
+    Produces: the two `nvvm.griddepcontrol` ops at the start of each
+    kernel, and the `llvm.mlir.global` marker.
+    Leaves alone: functions that are not kernels, and modules without
+    kernels (no marker). The `griddepcontrol` instructions need sm_90: the
+    `pit-to-ptx` pipeline runs this pass only for such chips.
+
+    ```
+    pit-opt --pass-pipeline="builtin.module(gpu.module(pit-dependent-launch))"
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // PIT_TRANSFORMS_PASSES_TD

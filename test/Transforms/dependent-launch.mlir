@@ -1,0 +1,36 @@
+// Every kernel lets its dependents launch, then waits for its prerequisites,
+// before anything else; the module gets the marker the runtime looks for.
+// RUN: pit-opt %s --pass-pipeline="builtin.module(gpu.module(pit-dependent-launch))" | FileCheck %s
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: llvm.mlir.global external constant @pit_dependent_launch(1 : i32)
+// CHECK-LABEL: gpu.func @scale
+// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK-NEXT: gpu.thread_id x
+// A function that is not a kernel runs inside one: it is left alone.
+// CHECK-LABEL: gpu.func @helper
+// CHECK-NOT: nvvm.griddepcontrol
+// CHECK: gpu.return
+gpu.module @kernels {
+  gpu.func @scale(%x: memref<128xf32>) kernel {
+    %tid = gpu.thread_id x
+    %v = memref.load %x[%tid] : memref<128xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %x[%tid] : memref<128xf32>
+    gpu.return
+  }
+  gpu.func @helper(%v: f32) -> f32 {
+    gpu.return %v : f32
+  }
+}
+
+// A module without kernels gets no marker.
+// CHECK-LABEL: gpu.module @no_kernels
+// CHECK-NOT: pit_dependent_launch
+// CHECK: gpu.func @helper
+gpu.module @no_kernels {
+  gpu.func @helper(%v: f32) -> f32 {
+    gpu.return %v : f32
+  }
+}
