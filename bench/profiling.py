@@ -49,3 +49,16 @@ def device_work_per_call(fn, calls):
                     key=lambda e: e.time_range.start)
     per_call = len(events) // calls
     return [events[c * per_call:(c + 1) * per_call] for c in range(calls)]
+
+
+def busy_us(events):
+    """How long the GPU was busy with `events` (sorted by start): the length
+    of the union of their spans. A kernel launched as a dependent starts
+    while the one before it finishes (it waits for it), so spans overlap and
+    summing them would count that time twice."""
+    busy, end = 0.0, float("-inf")
+    for event in events:
+        start, stop = event.time_range.start, event.time_range.end
+        busy += max(0.0, stop - max(start, end))
+        end = max(end, stop)
+    return busy

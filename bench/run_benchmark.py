@@ -33,7 +33,7 @@ import torch
 
 import cases
 from compiled_library import TOLERANCE, Kernel as PITKernel, relative_error, sparsify
-from profiling import device_work_per_call, lend_torch_stream
+from profiling import busy_us, device_work_per_call, lend_torch_stream
 
 PATTERNS = 6
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -57,17 +57,18 @@ def median_ms(fn, inputs, reps):
 
 def device_busy_us(fn, inputs, calls):
     """Median over `calls` calls of fn(inputs[i]) (rotating the inputs) of
-    the time the call keeps the GPU busy: its kernels and memsets, summed
-    (profiler). The host time of a call, and the gaps it leaves between
-    kernels, do not count: at high sparsity calls are partly host-bound,
-    and their end-to-end times moved by 20-40% from run to run (three
-    medians of them still kept tiles that were no faster), while the device
-    time of a tile is what tells it from another."""
+    the time the call keeps the GPU busy: the union of its kernels' and
+    memsets' spans (profiler; a kernel launched as a dependent starts while
+    the one before it finishes, so spans overlap and are not summed). The
+    host time of a call, and the gaps it leaves between kernels, do not
+    count: at high sparsity calls are partly host-bound, and their
+    end-to-end times moved by 20-40% from run to run (three medians of them
+    still kept tiles that were no faster), while the device time of a tile
+    is what tells it from another."""
     turn = iter(range(calls + 1))
     per_call = device_work_per_call(
         lambda: fn(inputs[next(turn) % len(inputs)]), calls)
-    return statistics.median(sum(e.time_range.elapsed_us() for e in events)
-                             for events in per_call)
+    return statistics.median(busy_us(events) for events in per_call)
 
 
 def try_ms(fn, inputs, reps):
@@ -80,10 +81,18 @@ def try_ms(fn, inputs, reps):
 
 def kernel_times(fn, x, calls=5):
     """Mean device time (ms) of each piece of device work fn(x) does, in
-    launch order."""
+    launch order: from its start, or the end of the piece before it when it
+    started earlier (a dependent launch waits for that one), to its end."""
     per_call = device_work_per_call(lambda: fn(x), calls)
-    return [sum(events[i].time_range.elapsed_us() for events in per_call)
-            / calls / 1e3 for i in range(len(per_call[0]))]
+
+    def own_us(events, i):
+        start = events[i].time_range.start
+        if i:
+            start = max(start, events[i - 1].time_range.end)
+        return max(0.0, events[i].time_range.end - start)
+
+    return [sum(own_us(events, i) for events in per_call) / calls / 1e3
+            for i in range(len(per_call[0]))]
 
 
 def random(*shape, dtype):

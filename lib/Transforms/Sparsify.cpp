@@ -167,8 +167,13 @@ IndexKey getIndexKey(const STileRule &rule) {
 }
 
 /// How much cheaper than the alternatives a variant must be somewhere to
-/// be worth its launch on every call (see dropUnprofitableVariants).
+/// be worth its launch on every call (see dropUnprofitableVariants): by this
+/// fraction, and by this many microseconds. A variant's kernels, guarded
+/// off when another is chosen, still take 2-3 us of every such call (H100,
+/// dependent launches; docs/BENCHMARKS.md): a variant that saves less than
+/// that where it wins costs more than it saves.
 constexpr double kWorthwhileGain = 0.05;
+constexpr double kWorthwhileGainUs = 3.0;
 
 /// The linalg.fill right before `op` that writes its output (and nothing
 /// `op` reads), or null.
@@ -293,8 +298,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
   /// Drops the variants not worth their launch: each one in the switch
   /// launches its kernel on every call (its blocks exit when another is
   /// chosen), which costs microseconds, so a variant stays only where it
-  /// is more than kWorthwhileGain cheaper, at some coverage point, than the
-  /// dense fallback and the other variants of its index that stay. Table
+  /// is more than kWorthwhileGain and kWorthwhileGainUs cheaper, at some
+  /// coverage point, than the dense fallback and the other variants of its
+  /// index that stay. Table
   /// points of the cheapest calls vary by tens of percent from run to run;
   /// measured differences between tiles of one micro-tile are often a few.
   /// The least useful variant goes first, one at a time. Variants of
@@ -313,7 +319,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
           if (other != number &&
               getIndexKey(rival.rule) == getIndexKey(variant.rule))
             best = std::min(best, rival.latencies[point]);
-        worst = std::max(worst, best / latency - 1.0);
+        if (best - latency > kWorthwhileGainUs)
+          worst = std::max(worst, best / latency - 1.0);
       }
       return worst;
     };
@@ -336,8 +343,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       if (dropped.rule.panel)
         remark << ", panel " << dropped.rule.panel;
       remark << ") left out: never more than "
-             << static_cast<int>(kWorthwhileGain * 100)
-             << "% cheaper than dense and the variants kept";
+             << static_cast<int>(kWorthwhileGain * 100) << "% and "
+             << static_cast<int>(kWorthwhileGainUs)
+             << " us cheaper than dense and the variants kept";
       variants.erase(variants.begin() + least);
     }
   }

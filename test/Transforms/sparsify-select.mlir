@@ -16,8 +16,8 @@
 // CHECK: pit.detect %[[A]] micro_tile [8, 16] axis 0 into %[[ALONG_M:[^,]+]],
 // CHECK: %[[CHOICE:.+]] = pit.select %[[FINE]], %[[ALONG_K]], %[[ALONG_M]] capacities [64, 4, 8]
 // CHECK-SAME: coverage [0.000000e+00, 5.000000e-01, 1.000000e+00]
-// CHECK-SAME: latencies [array<f64: 1.000000e+01, 1.200000e+02, 2.400000e+02>, array<f64: 5.000000e+00, 6.000000e+01, 1.200000e+02>, array<f64: 5.000000e+00, 7.000000e+01, 1.400000e+02>]
-// CHECK-SAME: dense 1.000000e+02
+// CHECK-SAME: latencies [array<f64: 1.000000e+02, 1.200000e+03, 2.400000e+03>, array<f64: 5.000000e+01, 6.000000e+02, 1.200000e+03>, array<f64: 5.000000e+01, 7.000000e+02, 1.400000e+03>]
+// CHECK-SAME: dense 1.000000e+03
 // CHECK: scf.index_switch %[[CHOICE]]
 // CHECK: case 0 {
 // CHECK-NEXT: linalg.fill {{.*}} outs(%[[C]]

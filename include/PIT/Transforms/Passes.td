@@ -81,10 +81,11 @@ def PITSparsify : Pass<"pit-sparsify"> {
     detection, and their STiles get `keep_tile`. A variant whose output is
     scattered along its PIT loop may name a `panel` of that loop for a
     block to own (pit.stile `panel`). A variant that is never
-    more than 5% cheaper, at any coverage point, than the dense fallback and
-    the other variants of its index is left out with a remark (its kernel
-    would launch on every call, and measured differences that small are
-    noise), the least useful first; so is one whose tile does not fit the
+    more than 5% and 3 us cheaper, at any coverage point, than the dense
+    fallback and the other variants of its index is left out with a remark
+    (its kernels launch on every call, and take a few microseconds of the
+    calls where another variant is chosen; measured differences of a few
+    percent are noise), the least useful first; so is one whose tile does not fit the
     operation. An operation the database has no entry for is sparsified as without it,
     with a remark. `variant` N >= 0 replaces the choice by variant N (the
     number of variants means dense; variants that fit count in the table's
