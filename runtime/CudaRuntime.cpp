@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -126,15 +128,18 @@ std::mutex dependentMutex;
 std::unordered_map<CUmodule, std::vector<CUfunction>> dependentModules;
 std::unordered_set<CUfunction> dependentKernels;
 
-/// Remembers `module` when it carries the marker.
-void noteDependentLaunch(CUmodule module) {
-  CUdeviceptr marker = 0;
-  size_t bytes = 0;
-  CUresult found =
-      cuModuleGetGlobal(&marker, &bytes, module, kDependentLaunchMarker);
-  if (found == CUDA_ERROR_NOT_FOUND)
+/// Remembers `module`, loaded from the `size` bytes of `image`, when it
+/// defines the marker. The image is searched for the marker's name first:
+/// asking the driver for a global that is not there is an API error, which
+/// compute-sanitizer reports for every module without it.
+void noteDependentLaunch(CUmodule module, const void *image, size_t size) {
+  std::string_view bytes(static_cast<const char *>(image), size);
+  if (bytes.find(kDependentLaunchMarker) == std::string_view::npos)
     return;
-  if (!PIT_CHECK(found))
+  CUdeviceptr marker = 0;
+  size_t markerBytes = 0;
+  if (!PIT_CHECK(cuModuleGetGlobal(&marker, &markerBytes, module,
+                                   kDependentLaunchMarker)))
     return;
   std::lock_guard<std::mutex> lock(dependentMutex);
   dependentModules[module];
@@ -142,10 +147,10 @@ void noteDependentLaunch(CUmodule module) {
 
 } // namespace
 
-PIT_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
+PIT_EXPORT CUmodule mgpuModuleLoad(void *data, size_t size) {
   CUmodule module = nullptr;
   if (ready() && PIT_CHECK(cuModuleLoadData(&module, data)))
-    noteDependentLaunch(module);
+    noteDependentLaunch(module, data, size);
   return module;
 }
 
@@ -165,7 +170,8 @@ PIT_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
       std::fprintf(stderr, "pit-cuda-runtime: PTX JIT log: %s\n", log);
     return module;
   }
-  noteDependentLaunch(module);
+  // PTX: text, ended by a null.
+  noteDependentLaunch(module, data, std::strlen(static_cast<char *>(data)));
   return module;
 }
 

@@ -23,7 +23,7 @@ def main():
         source = out / f"{name}.mlir"
         source.write_text(template.format(**params))
         command = [str(build / "bin" / "pit-compile"), str(source), "-o",
-                   str(out / f"{name}.so"), "--chip", CHIP, "--pit-loop",
+                   str(out / f"{name}.so"), "--chip", params.get("chip", CHIP), "--pit-loop",
                    str(pit_loop)]
         if "table" in params:
             command += ["--latency-table", params["table"]]

@@ -77,7 +77,8 @@ def cases():
     start with "small_" are the ones run under compute-sanitizer. Parameters
     beyond the template's: "pattern", the micro-tile of the random pattern
     when it is not the mark's ("mt"), "table", a latency table to compile
-    with, and "variant", the table's variant to run always. "ct", C's
+    with, "variant", the table's variant to run always, and "chip", the
+    chip to compile for when it is not the machines' (sm_90a). "ct", C's
     element type, is f32 unless a case names it."""
     out = []
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
@@ -91,6 +92,11 @@ def cases():
                     dict(m=256, n=256, k=256, t=t, mt="64x64"), 2, False))
     out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1"), 2, False))
+    # Compiled for sm_80: no dependent launches (griddepcontrol needs sm_90),
+    # so the runtime launches its kernels as before, beside the marked ones.
+    out.append(("small_matmul_sm80_256_32x1_2", MATMUL_CLEARED,
+                dict(m=256, n=512, k=256, t="f16", mt="32x1", chip="sm_80"),
+                2, False))
     # Run-time selection among 32x1, 32x64 and dense, with the made-up
     # latency tables of the lit tests: patterns of 32x1 micro-tiles pick
     # dense at 0 and 50%, 32x1 at 90 and 99%, 32x64 at 100%; patterns of
