@@ -12,11 +12,12 @@ from compiled_library import sparsify
 
 
 def lend_torch_stream(directory):
-    """Loads the libpit_cuda_runtime.so of `directory` (the libraries there
-    then share it) and lends it torch's current stream, as the benchmark
-    does: calls are then stream-ordered, as a CUDA library's are. Without a
-    lent stream every call waits for its kernels, and the GPU idles while
-    the host issues the next one."""
+    """Loads the libpit_cuda_runtime.so of `directory` and lends it torch's
+    current stream, as the benchmark does: calls are then stream-ordered, as
+    a CUDA library's are. Without a lent stream every call waits for its
+    kernels, and the GPU idles while the host issues the next one. Every
+    library the process loads afterwards shares that runtime and its
+    stream: profile libraries of one directory in one process."""
     runtime = ctypes.CDLL(str(pathlib.Path(directory) / "libpit_cuda_runtime.so"),
                           mode=ctypes.RTLD_GLOBAL)
     runtime.pitCudaSetStream(

@@ -82,7 +82,9 @@ def try_ms(fn, inputs, reps):
 def kernel_times(fn, x, calls=5):
     """Mean device time (ms) of each piece of device work fn(x) does, in
     launch order: from its start, or the end of the piece before it when it
-    started earlier (a dependent launch waits for that one), to its end."""
+    started earlier (a dependent launch waits for that one), to its end. A
+    call's first piece is the memset of the counts, which waits for
+    everything before it, so it needs no such clamp."""
     per_call = device_work_per_call(lambda: fn(x), calls)
 
     def own_us(events, i):

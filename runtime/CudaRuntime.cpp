@@ -9,6 +9,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -123,10 +124,20 @@ namespace {
 constexpr const char *kDependentLaunchMarker = "pit_dependent_launch";
 
 /// The kernels whose launches may overlap the kernel before them, by module
-/// (so that an unload forgets them).
-std::mutex dependentMutex;
-std::unordered_map<CUmodule, std::vector<CUfunction>> dependentModules;
-std::unordered_set<CUfunction> dependentKernels;
+/// (so that an unload forgets them), and how many such launches were made.
+struct DependentLaunches {
+  std::mutex mutex;
+  std::unordered_map<CUmodule, std::vector<CUfunction>> modules;
+  std::unordered_set<CUfunction> kernels;
+  std::atomic<uint64_t> launches{0};
+};
+
+/// Never destroyed: at process exit a kernel library's destructor may unload
+/// its modules after this library's globals are gone.
+DependentLaunches &dependentLaunches() {
+  static DependentLaunches *state = new DependentLaunches;
+  return *state;
+}
 
 /// Remembers `module`, loaded from the `size` bytes of `image`, when it
 /// defines the marker. The image is searched for the marker's name first:
@@ -136,13 +147,17 @@ void noteDependentLaunch(CUmodule module, const void *image, size_t size) {
   std::string_view bytes(static_cast<const char *>(image), size);
   if (bytes.find(kDependentLaunchMarker) == std::string_view::npos)
     return;
+  // The name may also occur in something else than the global (a string, a
+  // longer symbol): not finding the global then means "not marked", and is
+  // no error of the call.
   CUdeviceptr marker = 0;
   size_t markerBytes = 0;
-  if (!PIT_CHECK(cuModuleGetGlobal(&marker, &markerBytes, module,
-                                   kDependentLaunchMarker)))
+  if (cuModuleGetGlobal(&marker, &markerBytes, module,
+                        kDependentLaunchMarker) != CUDA_SUCCESS)
     return;
-  std::lock_guard<std::mutex> lock(dependentMutex);
-  dependentModules[module];
+  DependentLaunches &state = dependentLaunches();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.modules[module];
 }
 
 } // namespace
@@ -180,12 +195,13 @@ PIT_EXPORT void mgpuModuleUnload(CUmodule module) {
   if (!module)
     return;
   {
-    std::lock_guard<std::mutex> lock(dependentMutex);
-    auto found = dependentModules.find(module);
-    if (found != dependentModules.end()) {
+    DependentLaunches &state = dependentLaunches();
+    std::lock_guard<std::mutex> lock(state.mutex);
+    auto found = state.modules.find(module);
+    if (found != state.modules.end()) {
       for (CUfunction function : found->second)
-        dependentKernels.erase(function);
-      dependentModules.erase(found);
+        state.kernels.erase(function);
+      state.modules.erase(found);
     }
   }
   checkRelease(cuModuleUnload(module), "cuModuleUnload(module)");
@@ -201,12 +217,13 @@ PIT_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   }
   if (!PIT_CHECK(cuModuleGetFunction(&function, module, name)))
     return function;
-  std::lock_guard<std::mutex> lock(dependentMutex);
-  auto found = dependentModules.find(module);
-  if (found != dependentModules.end()) {
+  // The host code asks for the function before every launch: a kernel is
+  // recorded once.
+  DependentLaunches &state = dependentLaunches();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  auto found = state.modules.find(module);
+  if (found != state.modules.end() && state.kernels.insert(function).second)
     found->second.push_back(function);
-    dependentKernels.insert(function);
-  }
   return function;
 }
 
@@ -244,10 +261,11 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   // a driver call to each).
   if (sharedBytes > 48 * 1024 && !allowSharedBytes(function, sharedBytes))
     return;
+  DependentLaunches &state = dependentLaunches();
   bool dependent;
   {
-    std::lock_guard<std::mutex> lock(dependentMutex);
-    dependent = dependentKernels.count(function);
+    std::lock_guard<std::mutex> lock(state.mutex);
+    dependent = state.kernels.count(function);
   }
   if (!dependent) {
     PIT_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
@@ -274,7 +292,12 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   config.hStream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra));
+  if (PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)))
+    ++state.launches;
+}
+
+PIT_EXPORT uint64_t pitCudaDependentLaunchCount() {
+  return dependentLaunches().launches;
 }
 
 //===----------------------------------------------------------------------===//

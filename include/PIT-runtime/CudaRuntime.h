@@ -14,6 +14,8 @@
 #ifndef PIT_RUNTIME_CUDARUNTIME_H
 #define PIT_RUNTIME_CUDARUNTIME_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,6 +43,11 @@ void pitCudaSetStream(void *stream);
 /// default stream that wait for their work to finish, and report its
 /// failures, before they return.
 void pitCudaClearStream(void);
+
+/// How many kernels this process launched as dependents (programmatic
+/// stream serialization; see above). Tests use it to see that the launches
+/// of marked modules take that path, and no other.
+uint64_t pitCudaDependentLaunchCount(void);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 
 #include "PIT/Conversion/Passes.h"
 #include "PIT/Pipelines/Pipelines.h"
+#include "PIT/Target/Chip.h"
 #include "PIT/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -12,16 +13,6 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
-
-/// The compute capability of `chip` (90 for "sm_90a"), or 0 when it does not
-/// read as one.
-static int64_t chipVersion(StringRef chip) {
-  int64_t version = 0;
-  if (!chip.consume_front("sm_") ||
-      chip.take_while(llvm::isDigit).getAsInteger(10, version))
-    return 0;
-  return version;
-}
 
 void mlir::pit::buildPTXPipeline(OpPassManager &pm,
                                  const PTXPipelineOptions &options) {
@@ -40,7 +31,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // From sm_90 on, each kernel may start while the one before it finishes.
-  if (chipVersion(options.chip) >= 90)
+  if (pit::getChipVersion(options.chip) >= 90)
     pm.addNestedPass<gpu::GPUModuleOp>(createPITDependentLaunch());
   // Host-side gpu ops become a chain on one stream, joined by gpu.wait;
   // gpu-to-llvm only lowers the asynchronous forms of alloc and dealloc.

@@ -16,6 +16,31 @@ namespace {
 /// wait for their prerequisites (CudaRuntime.cpp reads it by this name).
 constexpr llvm::StringLiteral kMarkerName = "pit_dependent_launch";
 
+constexpr llvm::StringLiteral kLaunchDependents =
+    "griddepcontrol.launch_dependents;";
+constexpr llvm::StringLiteral kWait = "griddepcontrol.wait;";
+
+/// Emits `instruction` as inline PTX that clobbers memory. The NVVM
+/// intrinsics of griddepcontrol are declared not to touch memory, so LLVM
+/// may move loads of the kernel above them; the wait must come before any
+/// read of what the kernel before it wrote.
+void createMemoryOrderedAsm(OpBuilder &b, Location loc,
+                            llvm::StringRef instruction) {
+  LLVM::InlineAsmOp::create(
+      b, loc, /*res=*/Type(), /*operands=*/ValueRange{},
+      b.getStringAttr(instruction), b.getStringAttr("~{memory}"),
+      /*has_side_effects=*/b.getUnitAttr(), /*is_align_stack=*/nullptr,
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+}
+
+/// Whether `kernel` already starts as this pass makes it start.
+bool startsWithLaunchDependents(gpu::GPUFuncOp kernel) {
+  Block &entry = kernel.getBody().front();
+  auto first = dyn_cast<LLVM::InlineAsmOp>(entry.front());
+  return first && first.getAsmString() == kLaunchDependents;
+}
+
 struct PITDependentLaunchPass
     : public pit::impl::PITDependentLaunchBase<PITDependentLaunchPass> {
   void runOnOperation() override {
@@ -25,21 +50,21 @@ struct PITDependentLaunchPass
       if (!func.isKernel() || func.isExternal())
         continue;
       anyKernel = true;
+      if (startsWithLaunchDependents(func))
+        continue;
       OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
       Location loc = func.getLoc();
       // Dependents first: they only take what this kernel's blocks leave
       // free, and are scheduled once all of its blocks are running.
-      NVVM::GriddepcontrolOp::create(b, loc,
-                                     NVVM::GridDepActionKind::launch_dependents);
-      NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+      createMemoryOrderedAsm(b, loc, kLaunchDependents);
+      createMemoryOrderedAsm(b, loc, kWait);
     }
     if (!anyKernel || module.lookupSymbol(kMarkerName))
       return;
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    Type i32 = b.getI32Type();
-    LLVM::GlobalOp::create(b, module.getLoc(), i32, /*isConstant=*/true,
-                           LLVM::Linkage::External, kMarkerName,
-                           b.getI32IntegerAttr(1));
+    LLVM::GlobalOp::create(b, module.getLoc(), b.getI32Type(),
+                           /*isConstant=*/true, LLVM::Linkage::External,
+                           kMarkerName, b.getI32IntegerAttr(1));
   }
 };
 

@@ -297,15 +297,14 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
 
   /// Drops the variants not worth their launch: each one in the switch
   /// launches its kernel on every call (its blocks exit when another is
-  /// chosen), which costs microseconds, so a variant stays only where it
-  /// is more than kWorthwhileGain and kWorthwhileGainUs cheaper, at some
+  /// chosen), which costs microseconds, so a variant stays only where it is
+  /// more than kWorthwhileGain and kWorthwhileGainUs cheaper, at some
   /// coverage point, than the dense fallback and the other variants of its
-  /// index that stay. Table
-  /// points of the cheapest calls vary by tens of percent from run to run;
-  /// measured differences between tiles of one micro-tile are often a few.
-  /// The least useful variant goes first, one at a time. Variants of
-  /// different indices are not compared: one pattern covers their
-  /// micro-tiles to different degrees.
+  /// index that stay. Table points of the cheapest calls vary by tens of
+  /// percent from run to run; measured differences between tiles of one
+  /// micro-tile are often a few. The least useful variant goes first, one
+  /// at a time. Variants of different indices are not compared: one pattern
+  /// covers their micro-tiles to different degrees.
   void dropUnprofitableVariants(linalg::LinalgOp op,
                                 SmallVector<SelectableVariant> &variants,
                                 double denseLatency) {
@@ -380,8 +379,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
           dropUnprofitableVariants(op, variants, entry->dense);
         if (variants.empty()) {
           op->emitRemark("pit-sparsify: dense is never beaten by more than ")
-              << static_cast<int>(kWorthwhileGain * 100)
-              << "% in the latency table; the operation stays dense";
+              << static_cast<int>(kWorthwhileGain * 100) << "% and "
+              << static_cast<int>(kWorthwhileGainUs)
+              << " us in the latency table; the operation stays dense";
           op->removeAttr(PITDialect::getSparseAttrName());
           return success();
         }

@@ -17,12 +17,14 @@ that let its caller run ahead of its kernels fails.
 import argparse
 import ctypes
 import pathlib
+import re
 import sys
 import time
 
 import torch
 
 import kernels
+from compile_kernels import CHIP
 from compiled_library import TOLERANCE, Kernel, relative_error, sparsify
 
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
@@ -103,6 +105,18 @@ def check_refusals(directory):
     return ok
 
 
+def check_dependent_launches(name, params, launches):
+    """Kernels compiled for sm_90 and newer launch as dependents (they start
+    while the kernel before them finishes, pit-dependent-launch); those of
+    older chips, whose modules have no marker, as plain launches."""
+    chip = params.get("chip", CHIP)
+    expected = int(re.match(r"sm_(\d+)", chip).group(1)) >= 90
+    ok = (launches > 0) == expected
+    if not ok:
+        print(f"{name:36s} FAIL: {launches} dependent launches for {chip}")
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("directory", type=pathlib.Path)
@@ -113,9 +127,11 @@ def main():
     options = parser.parse_args()
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     passed = failed = 0
+    # The libraries share this copy of the runtime.
+    runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
+                          mode=ctypes.RTLD_GLOBAL)
+    runtime.pitCudaDependentLaunchCount.restype = ctypes.c_uint64
     if options.stream_ordered:
-        runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
-                              mode=ctypes.RTLD_GLOBAL)
         torch.cuda.set_stream(torch.cuda.Stream())
         runtime.pitCudaSetStream(
             ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
@@ -127,8 +143,11 @@ def main():
             print(f"{name:36s} refused at compile time: {message.splitlines()[0]}")
             passed += 1
             continue
+        launches = runtime.pitCudaDependentLaunchCount()
         ok = run_case(name, template, params, pit_loop, options.directory,
                       options.calls, options.sparsities, options.stream_ordered)
+        ok &= check_dependent_launches(
+            name, params, runtime.pitCudaDependentLaunchCount() - launches)
         passed, failed = passed + ok, failed + (not ok)
     ok = check_refusals(options.directory)
     passed, failed = passed + ok, failed + (not ok)

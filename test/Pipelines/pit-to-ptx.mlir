@@ -14,6 +14,9 @@
 // lets its dependents launch, then waits for its prerequisites; the module
 // carries the marker the runtime launches by. Not below sm_90.
 // RUN: grep 'gpu.binary @sparse_matmul_kernel_0' %t | FileCheck %s --check-prefix=DEPENDENT
+// In both kernels the wait comes before the first global load or copy.
+// RUN: grep 'gpu.binary @sparse_matmul_kernel ' %t | sed 's/\(ld\.global\|cp\.async\).*//' | FileCheck %s --check-prefix=WAIT-FIRST
+// RUN: grep 'gpu.binary @sparse_matmul_kernel_0' %t | sed 's/\(ld\.global\|cp\.async\).*//' | FileCheck %s --check-prefix=WAIT-FIRST
 // RUN: pit-opt %s --pit-to-ptx="chip=sm_80" | FileCheck %s --check-prefix=SM80-INDEPENDENT
 // ptxas (from the CUDA toolkit) assembles the kernels for both chips.
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_90 format=bin" | FileCheck %s --check-prefix=CUBIN %}
@@ -36,6 +39,7 @@
 // DEPENDENT: .visible .global .align 4 .u32 pit_dependent_launch = 1;
 // DEPENDENT-SAME: griddepcontrol.launch_dependents;
 // DEPENDENT-SAME: griddepcontrol.wait;
+// WAIT-FIRST: griddepcontrol.wait;
 // SM80-INDEPENDENT-NOT: griddepcontrol
 // SM80-INDEPENDENT-NOT: pit_dependent_launch
 // SM80: .target sm_80

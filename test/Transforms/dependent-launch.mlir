@@ -1,16 +1,20 @@
 // Every kernel lets its dependents launch, then waits for its prerequisites,
-// before anything else; the module gets the marker the runtime looks for.
+// before anything else, as inline PTX that clobbers memory (so that no load
+// moves above the wait); the module gets the marker the runtime looks for.
 // RUN: pit-opt %s --pass-pipeline="builtin.module(gpu.module(pit-dependent-launch))" | FileCheck %s
+// Run twice, the pass adds nothing the second time.
+// RUN: pit-opt %s --pass-pipeline="builtin.module(gpu.module(pit-dependent-launch,pit-dependent-launch))" | FileCheck %s
 
 // CHECK-LABEL: gpu.module @kernels
 // CHECK: llvm.mlir.global external constant @pit_dependent_launch(1 : i32)
+// CHECK-NOT: @pit_dependent_launch
 // CHECK-LABEL: gpu.func @scale
-// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
-// CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.launch_dependents;", "~{memory}"
+// CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
 // CHECK-NEXT: gpu.thread_id x
 // A function that is not a kernel runs inside one: it is left alone.
 // CHECK-LABEL: gpu.func @helper
-// CHECK-NOT: nvvm.griddepcontrol
+// CHECK-NOT: griddepcontrol
 // CHECK: gpu.return
 gpu.module @kernels {
   gpu.func @scale(%x: memref<128xf32>) kernel {
@@ -22,6 +26,18 @@ gpu.module @kernels {
   }
   gpu.func @helper(%v: f32) -> f32 {
     gpu.return %v : f32
+  }
+}
+
+// A module that already defines the marker keeps its own.
+// CHECK-LABEL: gpu.module @marked
+// CHECK: llvm.mlir.global external constant @pit_dependent_launch(7 : i32)
+// CHECK-NOT: @pit_dependent_launch
+// CHECK: griddepcontrol.launch_dependents
+gpu.module @marked {
+  llvm.mlir.global external constant @pit_dependent_launch(7 : i32) : i32
+  gpu.func @empty() kernel {
+    gpu.return
   }
 }
 

@@ -85,12 +85,13 @@ def PITSparsify : Pass<"pit-sparsify"> {
     fallback and the other variants of its index is left out with a remark
     (its kernels launch on every call, and take a few microseconds of the
     calls where another variant is chosen; measured differences of a few
-    percent are noise), the least useful first; so is one whose tile does not fit the
-    operation. An operation the database has no entry for is sparsified as without it,
-    with a remark. `variant` N >= 0 replaces the choice by variant N (the
-    number of variants means dense; variants that fit count in the table's
-    order, none left out as not worth it), detections included: that is how the latency tables
-    and the oracle of the benchmark are measured.
+    percent are noise), the least useful first; so is one whose tile does
+    not fit the operation. An operation the database has no entry for is
+    sparsified as without it, with a remark. `variant` N >= 0 replaces the
+    choice by variant N (the number of variants means dense; variants that
+    fit count in the table's order, none left out as not worth it),
+    detections included: that is how the latency tables and the oracle of
+    the benchmark are measured.
 
     Matches: linalg operations on buffers with a `pit.sparse` mark.
     Leaves alone, with a remark: operations on tensors (bufferize first),
@@ -167,11 +168,15 @@ def PITDependentLaunch : Pass<"pit-dependent-launch", "::mlir::gpu::GPUModuleOp"
     launched that way:
 
     * it first lets its own dependents launch
-      (`nvvm.griddepcontrol launch_dependents`): they are scheduled once
-      all of its blocks are running, and only take resources its blocks
-      leave free;
+      (`griddepcontrol.launch_dependents`): they are scheduled once all of
+      its blocks are running, and only take resources its blocks leave
+      free;
     * then it waits for its prerequisite grids to complete and their writes
-      to be visible (`nvvm.griddepcontrol wait`), before anything else.
+      to be visible (`griddepcontrol.wait`), before anything else.
+
+    Both are inline PTX that clobbers memory (`llvm.inline_asm`): the NVVM
+    intrinsics are declared not to touch memory, which would let LLVM move
+    the kernel's loads above the wait.
 
     It also defines the global `pit_dependent_launch` in the module, by
     which PIT's CUDA runtime (libpit_cuda_runtime) knows that the module's
@@ -179,18 +184,18 @@ def PITDependentLaunch : Pass<"pit-dependent-launch", "::mlir::gpu::GPUModuleOp"
     kernel as usual.
 
     Matches: `gpu.func` kernels of a `gpu.module`.
-    Produces: the two `nvvm.griddepcontrol` ops at the start of each
-    kernel, and the `llvm.mlir.global` marker.
-    Leaves alone: functions that are not kernels, and modules without
-    kernels (no marker). The `griddepcontrol` instructions need sm_90: the
-    `pit-to-ptx` pipeline runs this pass only for such chips.
+    Produces: the two instructions at the start of each kernel, and the
+    `llvm.mlir.global` marker.
+    Leaves alone: functions that are not kernels, kernels that already
+    start so (the pass runs once), and modules without kernels (no
+    marker). The `griddepcontrol` instructions need sm_90: the `pit-to-ptx`
+    pipeline runs this pass only for such chips.
 
     ```
     pit-opt --pass-pipeline="builtin.module(gpu.module(pit-dependent-launch))"
     ```
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // PIT_TRANSFORMS_PASSES_TD

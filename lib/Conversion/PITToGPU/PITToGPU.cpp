@@ -9,6 +9,7 @@
 #include "PIT/Conversion/Passes.h"
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
+#include "PIT/Target/Chip.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -491,12 +492,7 @@ void coalesceDeviceAllocations(RewriterBase &rewriter, func::FuncOp func) {
 }
 
 /// Whether `chip` ("sm_90", "sm_90a", ...) has red.global.add.v2/v4.f32.
-bool hasVectorAtomics(StringRef chip) {
-  unsigned version = 0;
-  return chip.consume_front("sm_") &&
-         !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
-         version >= 90;
-}
+bool hasVectorAtomics(StringRef chip) { return getChipVersion(chip) >= 90; }
 
 /// Whether `chip` has wgmma: sm_90a only (later chips have other
 /// instructions).
@@ -505,10 +501,7 @@ bool hasWarpgroupMma(StringRef chip) { return chip == "sm_90a"; }
 /// Shared memory a block may ask for on `chip`: 227 KiB from sm_90 on, 163
 /// KiB on sm_80 and sm_87, 99 KiB on the other sm_8x chips, 48 KiB before.
 int64_t sharedBytesPerBlock(StringRef chip) {
-  unsigned version = 0;
-  if (!chip.consume_front("sm_") ||
-      chip.take_while(llvm::isDigit).getAsInteger(10, version))
-    return 48 * 1024;
+  int64_t version = getChipVersion(chip);
   if (version >= 90)
     return 227 * 1024;
   if (version == 80 || version == 87)
