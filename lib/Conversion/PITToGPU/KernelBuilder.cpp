@@ -83,6 +83,12 @@ Value KernelBuilder::inclusiveWarpSum(Value value) {
   return value;
 }
 
+Value KernelBuilder::warpTotal(Value inclusive) {
+  return gpu::ShuffleOp::create(b, loc, inclusive, i32(kWarpSize - 1),
+                                i32(kWarpSize), gpu::ShuffleMode::IDX)
+      .getShuffleResult();
+}
+
 gpu::LaunchOp mlir::pit::createLaunch(OpBuilder &b, Location loc,
                                       int64_t numBlocks, int64_t blockSize,
                                       TypeRange workgroupBuffers) {

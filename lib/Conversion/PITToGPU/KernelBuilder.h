@@ -53,6 +53,9 @@ struct KernelBuilder {
   /// The sum of the i32 `value` over this lane and the lanes below it in
   /// its warp (every lane of the warp must get here).
   Value inclusiveWarpSum(Value value);
+  /// The warp's last lane's `inclusive` (an inclusiveWarpSum): the warp's
+  /// total, in every lane.
+  Value warpTotal(Value inclusive);
 };
 
 /// Lanes of a warp.

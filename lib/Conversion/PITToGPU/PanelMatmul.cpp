@@ -307,11 +307,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
             k.toI32(k.add(k.mul(segment, k.index(unitsPerSegment)), j));
         memref::StoreOp::create(b, loc, entry, units, k.add(start, j));
       }
-      Value total = gpu::ShuffleOp::create(b, loc, inclusive,
-                                           k.i32(kWarpSize - 1),
-                                           k.i32(kWarpSize),
-                                           gpu::ShuffleMode::IDX)
-                        .getShuffleResult();
+      Value total = k.warpTotal(inclusive);
       scf::YieldOp::create(b, loc,
                            ValueRange{arith::AddIOp::create(b, loc, base, total)});
     }

@@ -441,7 +441,7 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
     // last lane has the warp's total, which lane 0 claims. Each lane starts
     // where the lanes before it end.
     Value inclusive = k.inclusiveWarpSum(claimed);
-    Value total = shuffle(inclusive, k.i32(kWarpSize - 1), gpu::ShuffleMode::IDX);
+    Value total = k.warpTotal(inclusive);
     Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             lane, k.index(0));
     Value claims = arith::AndIOp::create(b, loc, firstLane, nonZero(total));
