@@ -99,7 +99,7 @@
 
 // Where the panel does not fit in a block's shared memory, or the chip
 // has no wgmma, the tile keeps its atomics, and says so.
-// BIG: remark: panel of 512 rows left out (it needs 313108 bytes of shared memory, the chip allows 232448): the tile adds into C with atomics
+// BIG: remark: panel of 512 rows left out (it needs 313008 bytes of shared memory, the chip allows 232448): the tile adds into C with atomics
 // SMALL: remark: panel of 256 rows left out (it needs wgmma (sm_90a) on a tile of whole 64-column blocks): the tile adds into C with atomics
 func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf32>) {
   %zero = arith.constant 0.0 : f32

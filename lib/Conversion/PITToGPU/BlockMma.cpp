@@ -76,6 +76,23 @@ static int64_t workspaceBytes(MemRefType type) {
   return llvm::alignTo(memrefBytes(type), 16);
 }
 
+/// Where the tiles of a block start in dynamic shared memory: wgmma reads
+/// swizzled tiles from multiples of 1024 bytes.
+static int64_t tileAlignment(bool warpgroup) {
+  return warpgroup ? kSwizzleAtomBytes : 16;
+}
+
+int64_t BlockMma::dynamicSharedBytes(const MmaTileShape &shape,
+                                     int64_t stages, bool warpgroup,
+                                     ArrayRef<MemRefType> workspace) {
+  int64_t bytes = stages * shape.sharedBytes();
+  for (MemRefType type : workspace)
+    bytes += workspaceBytes(type);
+  // The dynamic buffer is 16-byte aligned; the tiles move up to the next
+  // multiple of their alignment.
+  return bytes + tileAlignment(warpgroup) - 16;
+}
+
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
@@ -109,21 +126,21 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   // they are views of dynamic shared memory, which the launch asks for (and
   // the runtime allows the kernel).
   int64_t bytesA = stages * shape.m * shape.k * 2;
-  int64_t bytes = stages * shape.sharedBytes();
   SmallVector<MemRefType> workspaceTypes;
-  for (MemRefType type : workspace) {
+  for (MemRefType type : workspace)
     workspaceTypes.push_back(MemRefType::get(type.getShape(),
                                              type.getElementType(),
                                              MemRefLayoutAttrInterface(),
                                              workgroup));
-    bytes += workspaceBytes(type);
-  }
-  bool dynamic = warpgroup || bytes > kSharedBytes || !workspace.empty();
-  int64_t alignment = warpgroup ? kSwizzleAtomBytes : 16;
+  bool dynamic = warpgroup || stages * shape.sharedBytes() > kSharedBytes ||
+                 !workspace.empty();
+  int64_t alignment = tileAlignment(warpgroup);
   Value one = k.index(1);
   int64_t numBlocks = std::min(numTiles, kMaxMmaBlocks);
   Value dynamicBytes =
-      dynamic ? arith::ConstantIntOp::create(b, loc, bytes + alignment - 16, 32)
+      dynamic ? arith::ConstantIntOp::create(
+                    b, loc,
+                    dynamicSharedBytes(shape, stages, warpgroup, workspace), 32)
                     .getResult()
               : Value();
   launch = gpu::LaunchOp::create(

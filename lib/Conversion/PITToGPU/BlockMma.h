@@ -102,6 +102,14 @@ public:
            int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0,
            int64_t replicas = 1);
 
+  /// The bytes of dynamic shared memory a block with these tiles and
+  /// `workspace` asks for (`warpgroup`: it multiplies with wgmma, whose
+  /// tiles start at multiples of 1024 bytes). Kernels that choose their
+  /// stages by what fits ask it before building the block.
+  static int64_t dynamicSharedBytes(const MmaTileShape &shape, int64_t stages,
+                                    bool warpgroup,
+                                    ArrayRef<MemRefType> workspace);
+
   /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
   /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
   /// 64, at most 128 accumulators a thread, and A k-major.

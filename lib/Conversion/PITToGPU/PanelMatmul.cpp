@@ -62,16 +62,31 @@ Value panelColumn(KernelBuilder &k, Value row, Value column) {
   return arith::XOrIOp::create(b, loc, interleaved, swap);
 }
 
+/// The shared buffers of a panel block after its tiles, with `stages`
+/// stages of `shape`: the panel of `panelRows` rows (f32 sums), the units
+/// of each of `numSegments` segments, the rows of each segment, the rows of
+/// the unit in each stage, the count of units, and two mbarriers a stage.
+SmallVector<MemRefType> panelWorkspace(MLIRContext *context,
+                                       const MmaTileShape &shape,
+                                       int64_t panelRows, int64_t stages,
+                                       int64_t numSegments) {
+  Type f32 = Float32Type::get(context);
+  Type i32 = IntegerType::get(context, 32), i64 = IntegerType::get(context, 64);
+  int64_t unitsPerSegment = llvm::divideCeil(panelRows, shape.m);
+  return {MemRefType::get({panelRows, shape.n}, f32),
+          MemRefType::get({numSegments * unitsPerSegment}, i32),
+          MemRefType::get({numSegments}, i32),
+          MemRefType::get({stages, shape.m}, i32), MemRefType::get({1}, i32),
+          MemRefType::get({2 * stages}, i64)};
+}
+
 /// Shared memory of a panel block with `stages` stages.
-int64_t panelSharedBytes(const MmaTileShape &shape, int64_t panelRows,
-                         int64_t stages, int64_t numSegments) {
-  int64_t units = numSegments * llvm::divideCeil(panelRows, shape.m);
-  // The panel, the tiles, the unit lists, and the alignment the tiles
-  // start at.
-  return panelRows * shape.n * 4 +
-         stages * shape.sharedBytes() +
-         4 * (units + numSegments + stages * shape.m + 1) + 8 * 2 * stages +
-         6 * 16 + 1024;
+int64_t panelSharedBytes(MLIRContext *context, const MmaTileShape &shape,
+                         int64_t panelRows, int64_t stages,
+                         int64_t numSegments) {
+  return BlockMma::dynamicSharedBytes(
+      shape, stages, /*warpgroup=*/true,
+      panelWorkspace(context, shape, panelRows, stages, numSegments));
 }
 
 /// The index of an STile gathered along m, sorted by panel: for each
@@ -157,16 +172,12 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   int64_t panelCapacity = panelRows / t.microM;
   int64_t unitsPerSegment = llvm::divideCeil(panelRows, s.m);
   int64_t stages = kPanelStages;
-  while (stages > 2 && panelSharedBytes(s, panelRows, stages, t.numSegments) >
-                           t.sharedBytesPerBlock)
+  while (stages > 2 && panelSharedBytes(b.getContext(), s, panelRows, stages,
+                                        t.numSegments) > t.sharedBytesPerBlock)
     --stages;
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  SmallVector<MemRefType> workspace{
-      MemRefType::get({panelRows, s.n}, f32),
-      MemRefType::get({t.numSegments * unitsPerSegment}, i32),
-      MemRefType::get({t.numSegments}, i32),
-      MemRefType::get({stages, s.m}, i32), MemRefType::get({1}, i32),
-      MemRefType::get({2 * stages}, b.getI64Type())};
+  SmallVector<MemRefType> workspace = panelWorkspace(
+      b.getContext(), s, panelRows, stages, t.numSegments);
+  Type f32 = b.getF32Type();
   // The warpgroups that multiply (one for each 64 columns, in replicas
   // that take units in turn), then one that copies the units in.
   int64_t columnWarpgroups = s.n / 64;
@@ -635,8 +646,8 @@ std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
   if (!options.warpgroupMma ||
       !BlockMma::supportsWarpgroupMma(tile.shape, /*aKMajor=*/false))
     return "it needs wgmma (sm_90a) on a tile of whole 64-column blocks";
-  int64_t bytes = panelSharedBytes(tile.shape, *op.getPanel(), 2,
-                                   op.getNumSegments());
+  int64_t bytes = panelSharedBytes(op.getContext(), tile.shape,
+                                   *op.getPanel(), 2, op.getNumSegments());
   if (bytes > options.sharedBytesPerBlock)
     return "it needs " + std::to_string(bytes) +
            " bytes of shared memory, the chip allows " +
