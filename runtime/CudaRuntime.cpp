@@ -15,11 +15,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
-#include <vector>
 
 #define PIT_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -123,12 +123,12 @@ namespace {
 /// PIT's pipeline defines it (pit-dependent-launch).
 constexpr const char *kDependentLaunchMarker = "pit_dependent_launch";
 
-/// The kernels whose launches may overlap the kernel before them, by module
-/// (so that an unload forgets them), and how many such launches were made.
+/// The modules whose kernels may overlap the kernel before them in the
+/// stream, and how many such launches were made. A kernel's module comes
+/// from the driver (cuFuncGetModule) when it is launched.
 struct DependentLaunches {
   std::mutex mutex;
-  std::unordered_map<CUmodule, std::vector<CUfunction>> modules;
-  std::unordered_set<CUfunction> kernels;
+  std::unordered_set<CUmodule> modules;
   std::atomic<uint64_t> launches{0};
 };
 
@@ -137,6 +137,17 @@ struct DependentLaunches {
 DependentLaunches &dependentLaunches() {
   static DependentLaunches *state = new DependentLaunches;
   return *state;
+}
+
+/// Whether `function`'s module carries the marker, or nothing (with the
+/// error recorded) when the driver cannot say which module that is.
+std::optional<bool> isDependentKernel(CUfunction function) {
+  CUmodule module = nullptr;
+  if (!PIT_CHECK(cuFuncGetModule(&module, function)))
+    return std::nullopt;
+  DependentLaunches &state = dependentLaunches();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  return state.modules.count(module) != 0;
 }
 
 /// Remembers `module`, loaded from the `size` bytes of `image`, when it
@@ -157,7 +168,7 @@ void noteDependentLaunch(CUmodule module, const void *image, size_t size) {
     return;
   DependentLaunches &state = dependentLaunches();
   std::lock_guard<std::mutex> lock(state.mutex);
-  state.modules[module];
+  state.modules.insert(module);
 }
 
 } // namespace
@@ -197,12 +208,7 @@ PIT_EXPORT void mgpuModuleUnload(CUmodule module) {
   {
     DependentLaunches &state = dependentLaunches();
     std::lock_guard<std::mutex> lock(state.mutex);
-    auto found = state.modules.find(module);
-    if (found != state.modules.end()) {
-      for (CUfunction function : found->second)
-        state.kernels.erase(function);
-      state.modules.erase(found);
-    }
+    state.modules.erase(module);
   }
   checkRelease(cuModuleUnload(module), "cuModuleUnload(module)");
 }
@@ -215,15 +221,7 @@ PIT_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
     recordError(std::string("no module to get kernel '") + name + "' from");
     return function;
   }
-  if (!PIT_CHECK(cuModuleGetFunction(&function, module, name)))
-    return function;
-  // The host code asks for the function before every launch: a kernel is
-  // recorded once.
-  DependentLaunches &state = dependentLaunches();
-  std::lock_guard<std::mutex> lock(state.mutex);
-  auto found = state.modules.find(module);
-  if (found != state.modules.end() && state.kernels.insert(function).second)
-    found->second.push_back(function);
+  PIT_CHECK(cuModuleGetFunction(&function, module, name));
   return function;
 }
 
@@ -261,13 +259,10 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   // a driver call to each).
   if (sharedBytes > 48 * 1024 && !allowSharedBytes(function, sharedBytes))
     return;
-  DependentLaunches &state = dependentLaunches();
-  bool dependent;
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    dependent = state.kernels.count(function);
-  }
-  if (!dependent) {
+  std::optional<bool> dependent = isDependentKernel(function);
+  if (!dependent)
+    return;
+  if (!*dependent) {
     PIT_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                              blockZ, sharedBytes, stream, params, extra));
     return;
@@ -293,7 +288,7 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   config.attrs = &attribute;
   config.numAttrs = 1;
   if (PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)))
-    ++state.launches;
+    ++dependentLaunches().launches;
 }
 
 PIT_EXPORT uint64_t pitCudaDependentLaunchCount() {
