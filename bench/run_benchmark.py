@@ -81,17 +81,14 @@ def try_ms(fn, inputs, reps):
 
 def kernel_times(fn, x, calls=5):
     """Mean device time (ms) of each piece of device work fn(x) does, in
-    launch order: from its start, or the end of the piece before it when it
-    started earlier (a dependent launch waits for that one), to its end. A
-    call's first piece is the memset of the counts, which waits for
-    everything before it, so it needs no such clamp."""
+    launch order: what it adds to the call's busy time (busy_us), so that a
+    dependent launch does not count the time it waited for the piece before
+    it. A call's first piece is the memset of the counts, which waits for
+    everything before it."""
     per_call = device_work_per_call(lambda: fn(x), calls)
 
     def own_us(events, i):
-        start = events[i].time_range.start
-        if i:
-            start = max(start, events[i - 1].time_range.end)
-        return max(0.0, events[i].time_range.end - start)
+        return busy_us(events[:i + 1]) - busy_us(events[:i])
 
     return [sum(own_us(events, i) for events in per_call) / calls / 1e3
             for i in range(len(per_call[0]))]
