@@ -367,25 +367,31 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // with one instruction, instead of half of each with two). An f16 C gets
   // the f32 sums rounded once, here.
   auto cType = cast<MemRefType>(t.c.getType());
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  auto cPairType = VectorType::get({2}, t.outputType);
+  llvm::MaybeAlign pairAlignment(2 * t.outputType.getIntOrFloatBitWidth() /
+                                 8);
+  // A thread's two neighbours in a row at C's `indices`, plus C's values
+  // there unless C was only cleared, rounded to C's type.
+  auto pairForC = [&](ValueRange indices, Value first, Value second) {
+    Value pair = vector::FromElementsOp::create(b, loc, pairType,
+                                                ValueRange{first, second});
+    if (!t.zeroFill) {
+      Value old = vector::LoadOp::create(b, loc, cPairType, t.c, indices,
+                                         /*nontemporal=*/false, pairAlignment);
+      pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
+    }
+    return k.roundTo(t.outputType, pair);
+  };
   if (cType.getLayout().isIdentity() && !t.outputType.isF32() &&
       cType.getShape().back() % 8 == 0 && mma.pairsAccumulatorBlocks()) {
     // A 16-bit C: runs of 8 columns, 16 bytes a lane (C's rows are whole
     // runs, 16-byte aligned like the tensor).
-    auto pairType = VectorType::get({2}, b.getF32Type());
-    auto cPairType = VectorType::get({2}, t.outputType);
-    llvm::MaybeAlign pairAlignment(4), runAlignment(16);
+    llvm::MaybeAlign runAlignment(16);
     auto pack = [&](Value row, Value column, Value first, Value second) {
-      Value pair = vector::FromElementsOp::create(b, loc, pairType,
-                                                  ValueRange{first, second});
-      if (!t.zeroFill) {
-        Value old = vector::LoadOp::create(
-            b, loc, cPairType, t.c, at(k.add(m0, row), k.add(n0, column)),
-            /*nontemporal=*/false, pairAlignment);
-        pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
-      }
       Value word = vector::BitCastOp::create(
           b, loc, VectorType::get({1}, b.getI32Type()),
-          k.roundTo(t.outputType, pair));
+          pairForC(at(k.add(m0, row), k.add(n0, column)), first, second));
       return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0})
           .getResult();
     };
@@ -402,23 +408,11 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     return;
   }
   if (cType.getLayout().isIdentity()) {
-    auto pairType = VectorType::get({2}, b.getF32Type());
-    auto cPairType = VectorType::get({2}, t.outputType);
-    llvm::MaybeAlign pairAlignment(2 * t.outputType.getIntOrFloatBitWidth() /
-                                   8);
     mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
                                         Value second) {
       SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
-      Value pair = vector::FromElementsOp::create(b, loc, pairType,
-                                                  ValueRange{first, second});
-      if (!t.zeroFill) {
-        Value old =
-            vector::LoadOp::create(b, loc, cPairType, t.c, indices,
-                                   /*nontemporal=*/false, pairAlignment);
-        pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
-      }
-      vector::StoreOp::create(b, loc, k.roundTo(t.outputType, pair), t.c, indices,
-                              /*nontemporal=*/false, pairAlignment);
+      vector::StoreOp::create(b, loc, pairForC(indices, first, second), t.c,
+                              indices, /*nontemporal=*/false, pairAlignment);
     });
     return;
   }
