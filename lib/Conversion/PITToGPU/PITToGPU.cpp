@@ -437,8 +437,8 @@ constexpr int64_t kArenaAlignment = 256;
 
 /// Replaces the device buffers that `func` allocates and frees itself
 /// (static shapes of whole bytes: the index, counts, compacted copies, the
-/// choice) by views
-/// of one allocation, made at the start and freed at the end. Each
+/// choice) by views of one allocation, made at the start and freed at the
+/// end. Each
 /// allocation and each free costs the host microseconds of driver time a
 /// call, and at high sparsity a call's kernels take little more than the
 /// host takes to issue them. The buffers then live for the whole call.
