@@ -22,6 +22,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   gpu.mmaBlockColumns = options.mmaBlockColumns;
   gpu.mmaChunk = options.mmaChunk;
   gpu.mmaStages = options.mmaStages;
+  gpu.mmaSpecialize = options.mmaSpecialize;
   gpu.chip = options.chip;
   pm.addPass(createConvertPITToGPU(gpu));
   pm.addPass(createCanonicalizerPass());

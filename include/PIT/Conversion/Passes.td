@@ -93,7 +93,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     128x256, among them) multiply with `wgmma` m64nNk16 instead, a
     warpgroup for each 64 rows, straight from shared memory in its 128-byte
     swizzled layouts, one multiplication in flight while the next chunk is
-    copied in.
+    copied in. Such blocks whose chunks are copied whole (one tile a block)
+    are warp-specialised (`mma-specialize`): a third warpgroup copies up to 4
+    chunks ahead, each stage's `full` and `empty` mbarriers pacing it
+    against the multiplying warpgroups, which hand it registers with
+    `setmaxnreg`; no block barrier a chunk.
 
     Leaves alone: functions without pit ops.
   }];
@@ -110,6 +114,9 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
            "(0: the STile's k tile)">,
     Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"2",
            "Shared-memory stages of a tensor-core matmul block (1 to 4)">,
+    Option<"mmaSpecialize", "mma-specialize", "bool", /*default=*/"true",
+           "Warp-specialise wgmma matmul blocks that copy whole chunks: a "
+           "copying warpgroup, up to 4 stages paced by mbarriers">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): from "
            "sm_90 on, scattered partial sums are added with four-element "

@@ -71,6 +71,11 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
       *this, "mma-stages",
       llvm::cl::desc("Shared-memory stages of a tensor-core matmul block"),
       llvm::cl::init(2)};
+  PassOptions::Option<bool> mmaSpecialize{
+      *this, "mma-specialize",
+      llvm::cl::desc("Warp-specialise wgmma matmul blocks that copy whole "
+                     "chunks (a copying warpgroup, mbarriers a stage)"),
+      llvm::cl::init(true)};
 };
 
 /// pit-to-ptx: sparsify the marked ops, lower pit to gpu kernels, compile

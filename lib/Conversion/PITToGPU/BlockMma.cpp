@@ -59,6 +59,16 @@ static Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment,
   return vector::ShapeCastOp::create(b, loc, c.getType(), flat);
 }
 
+/// Orders this thread's writes to shared memory (stores, landed copies)
+/// before wgmma's reads, which go through the async proxy.
+static void fenceForWarpgroupMma(OpBuilder &b, Location loc) {
+  NVVM::FenceProxyOp::create(
+      b, loc,
+      NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
 /// wgmma's 128-byte swizzle: rows of 64 f16/bf16 elements, 8 rows (1024
 /// bytes) to one pattern of the 16-byte pieces.
 constexpr int64_t kSwizzleRowElements = 64, kSwizzleAtomBytes = 1024;
@@ -159,6 +169,8 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
     sB = launch.getWorkgroupAttributions()[1];
   }
   tid = launch.getThreadIds().x;
+  copyingTid = tid;
+  copyingThreads = numThreads;
   // With wgmma, warpgroup g multiplies rows [64 r, 64 r + 64) and columns
   // [c n', (c + 1) n') for r, c = g / columnWarpgroups, g % columnWarpgroups
   // and n' = n / columnWarpgroups.
@@ -265,11 +277,11 @@ void BlockMma::copy(Value tile, Value stage, Value row, Value column, Value src,
 }
 
 void BlockMma::spread(int64_t count, function_ref<void(Value)> copyOne) {
-  for (int64_t round = 0; round < count / numThreads; ++round)
-    copyOne(k.add(tid, k.index(round * numThreads)));
-  if (int64_t rest = count % numThreads)
-    k.buildIf(k.ult(tid, k.index(rest)),
-              [&] { copyOne(k.add(k.index(count - rest), tid)); });
+  for (int64_t round = 0; round < count / copyingThreads; ++round)
+    copyOne(k.add(copyingTid, k.index(round * copyingThreads)));
+  if (int64_t rest = count % copyingThreads)
+    k.buildIf(k.ult(copyingTid, k.index(rest)),
+              [&] { copyOne(k.add(k.index(count - rest), copyingTid)); });
 }
 
 SmallVector<Value>
@@ -305,14 +317,8 @@ void BlockMma::commitCopies() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
 
 void BlockMma::waitForCopies(int64_t pending) {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
-  // wgmma reads shared memory through the async proxy: the copies (and
-  // stores) of this thread must be ordered before those reads.
   if (warpgroup)
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKindAttr::get(b.getContext(),
-                                         NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    fenceForWarpgroupMma(b, loc);
   gpu::BarrierOp::create(b, loc);
 }
 
@@ -776,6 +782,162 @@ std::pair<Value, Value> BlockMma::fragmentsB(Value stage, int64_t ns,
         ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
   };
   return {half(0), half(2)};
+}
+
+/// Registers a thread of a warp-specialised block of 3 warpgroups keeps
+/// once the copying warpgroup has given some to the two multiplying ones
+/// (128 accumulators a thread): such a block launches with 168 a thread
+/// (65536 / 384, in 8s), and 128 x 104 + 256 x 200 is all of that. With
+/// fewer, the copying warps spill the addresses of their copies, which LLVM
+/// keeps across the chunks (40: 388 bytes, 72: 56 bytes). A block of 2
+/// warpgroups launches with enough for both.
+constexpr int32_t kCopyingRegisters = 104, kMultiplyingRegisters = 200;
+constexpr int64_t kRegistersPerSM = 65536;
+
+void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
+                                     StageBarriers &barriers,
+                                     function_ref<void(ValueRange)> finish) {
+  // setmaxnreg runs once a kernel (one tile a block), and pieces staged
+  // through registers would be spread over every thread.
+  assert(warpgroup && stages >= 2 && !fill.load &&
+         numThreads == mmaThreads + kMmaThreads &&
+         blockId == launch.getBlockIds().x &&
+         "a warp-specialised block of wgmma, one tile a block");
+  bool moveRegisters = mmaThreads > kMmaThreads;
+  assert((!moveRegisters ||
+          kCopyingRegisters * kMmaThreads +
+                  kMultiplyingRegisters * mmaThreads <=
+              kRegistersPerSM / numThreads / 8 * 8 * numThreads) &&
+         "the registers moved are more than the block launches with");
+  Value zero = k.index(0), one = k.index(1);
+  Value isFirstThread =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  // A phase of `full` is the copying warpgroup's arrivals (each lane's as
+  // its copies land), one of `empty` the multiplying threads'.
+  k.buildIf(isFirstThread,
+            [&] { barriers.init(kMmaThreads, mmaThreads); });
+  gpu::BarrierOp::create(b, loc);
+  auto ifCopying = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                            k.index(mmaThreads)),
+      /*withElseRegion=*/true);
+  {
+    // The copying warpgroup: chunk c goes into its stage once the
+    // multiplying warps are done with chunk c - stages there.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifCopying.thenBlock()->getTerminator());
+    if (moveRegisters)
+      NVVM::SetMaxRegisterOp::create(b, loc, kCopyingRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
+    copyingTid = arith::SubIOp::create(b, loc, tid, k.index(mmaThreads));
+    copyingThreads = kMmaThreads;
+    auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one);
+    b.setInsertionPointToStart(chunks.getBody());
+    Value chunk = chunks.getInductionVar();
+    Value stage = barriers.stageOf(chunk);
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, chunk,
+                                    k.index(stages)),
+              [&] {
+                barriers.wait(barriers.empty(stage),
+                              barriers.parity(chunk, 1));
+              });
+    fill.issue(stage, chunkStart(chunk));
+    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barriers.full(stage),
+                                          /*noinc=*/true);
+    copyingTid = tid;
+    copyingThreads = numThreads;
+  }
+  {
+    // The multiplying warpgroups: chunk c is multiplied once it has
+    // landed, left in flight while chunk c + 1 waits; chunk c - 1 is then
+    // done, and its stage free.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifCopying.elseBlock()->getTerminator());
+    if (moveRegisters)
+      NVVM::SetMaxRegisterOp::create(b, loc, kMultiplyingRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
+    auto chunks =
+        scf::ForOp::create(b, loc, zero, numChunks, one, zeroAccumulators());
+    {
+      OpBuilder::InsertionGuard body(b);
+      b.setInsertionPointToStart(chunks.getBody());
+      Value chunk = chunks.getInductionVar();
+      SmallVector<Value> acc(chunks.getRegionIterArgs());
+      Value stage = barriers.stageOf(chunk);
+      barriers.waitUntilLanded(chunk);
+      multiplyWarpgroup(acc, stage, /*pending=*/1);
+      k.buildIf(k.ult(zero, chunk), [&] {
+        Value previous = arith::SubIOp::create(b, loc, chunk, one);
+        NVVM::MBarrierArriveOp::create(
+            b, loc, Type(), barriers.empty(barriers.stageOf(previous)),
+            Value());
+      });
+      scf::YieldOp::create(b, loc, acc);
+    }
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    finish(chunks.getResults());
+  }
+  gpu::BarrierOp::create(b, loc);
+  k.buildIf(isFirstThread, [&] { barriers.invalidate(); });
+}
+
+StageBarriers::StageBarriers(KernelBuilder &k, Value buffer, int64_t stages)
+    : k(k), stages(stages) {
+  address = memref::ExtractAlignedPointerAsIndexOp::create(
+      k.b, k.loc, k.b.getIndexType(), buffer);
+}
+
+MemRefType StageBarriers::type(MLIRContext *context, int64_t stages) {
+  return MemRefType::get({2 * stages}, IntegerType::get(context, 64));
+}
+
+Value StageBarriers::at(Value index) {
+  auto sharedPointer = LLVM::LLVMPointerType::get(
+      k.b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  Value byteAddress = k.add(address, k.mul(index, k.index(8)));
+  return LLVM::IntToPtrOp::create(
+      k.b, k.loc, sharedPointer,
+      arith::IndexCastOp::create(k.b, k.loc, k.b.getI64Type(), byteAddress)
+          .getResult());
+}
+
+Value StageBarriers::full(Value stage) { return at(stage); }
+
+Value StageBarriers::empty(Value stage) {
+  return at(k.add(stage, k.index(stages)));
+}
+
+void StageBarriers::init(int64_t fullArrivals, int64_t emptyArrivals) {
+  for (int64_t stage = 0; stage < stages; ++stage) {
+    NVVM::MBarrierInitOp::create(k.b, k.loc, full(k.index(stage)),
+                                 k.i32(fullArrivals), Value());
+    NVVM::MBarrierInitOp::create(k.b, k.loc, empty(k.index(stage)),
+                                 k.i32(emptyArrivals), Value());
+  }
+}
+
+void StageBarriers::invalidate() {
+  for (int64_t stage = 0; stage < stages; ++stage) {
+    NVVM::MBarrierInvalOp::create(k.b, k.loc, full(k.index(stage)));
+    NVVM::MBarrierInvalOp::create(k.b, k.loc, empty(k.index(stage)));
+  }
+}
+
+Value StageBarriers::stageOf(Value use) { return k.rem(use, stages); }
+
+Value StageBarriers::parity(Value use, int64_t plus) {
+  return k.toI32(k.rem(k.add(k.div(use, stages), k.index(plus)), 2));
+}
+
+void StageBarriers::wait(Value barrier, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(k.b, k.loc, barrier, parity,
+                                        k.i32(kMbarrierSuspendHintNs));
+}
+
+void StageBarriers::waitUntilLanded(Value use) {
+  wait(full(stageOf(use)), parity(use, 0));
+  fenceForWarpgroupMma(k.b, k.loc);
 }
 
 std::pair<Value, Value> mlir::pit::gatheredCoordinate(KernelBuilder &k,

@@ -40,6 +40,52 @@ constexpr int64_t kMaxWarpgroupSharedBytes = 160 * 1024;
 /// few thousand cost microseconds, a hundred thousand tens of them.
 constexpr int64_t kMaxMmaBlocks = 2048;
 
+/// How long a thread waiting on an mbarrier may be suspended at a time.
+constexpr int64_t kMbarrierSuspendHintNs = 1000000;
+
+/// The two mbarriers of each shared-memory stage of a warp-specialised
+/// block, in a shared buffer of type(stages): a stage's `full` mbarrier
+/// completes a phase when the copies into it have landed, its `empty` one
+/// when the warps that read it are done. The u-th use of the stages (a
+/// chunk, a unit) takes stage u % stages as its (u / stages)-th phase.
+class StageBarriers {
+public:
+  StageBarriers(KernelBuilder &k, Value buffer, int64_t stages);
+
+  /// The shared buffer of `stages` stages' mbarriers (before the block puts
+  /// it into shared memory).
+  static MemRefType type(MLIRContext *context, int64_t stages);
+
+  /// The mbarriers of `stage`, as the pointers the NVVM ops take.
+  Value full(Value stage);
+  Value empty(Value stage);
+
+  /// Sets up every stage's mbarriers, each phase of `full` completing after
+  /// `fullArrivals` arrivals and of `empty` after `emptyArrivals` (one
+  /// thread calls it, before a block barrier); invalidate() ends them
+  /// (after one), so that a next tile may set them up again.
+  void init(int64_t fullArrivals, int64_t emptyArrivals);
+  void invalidate();
+
+  /// The stage of use `use`, and the parity of the phase of its mbarriers
+  /// that completes `plus` phases after the one of that use.
+  Value stageOf(Value use);
+  Value parity(Value use, int64_t plus);
+
+  /// Waits until the phase of `barrier` with `parity` has completed.
+  void wait(Value barrier, Value parity);
+  /// Waits until the copies of use `use` have landed in its stage (its
+  /// `full` phase), and orders them before wgmma's reads of it.
+  void waitUntilLanded(Value use);
+
+private:
+  Value at(Value index);
+
+  KernelBuilder &k;
+  Value address;
+  int64_t stages;
+};
+
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
 /// B (k x n), A and B of `inputType` (f16 or bf16).
 struct MmaTileShape {
@@ -127,7 +173,8 @@ public:
   void copy(Value tile, Value stage, Value row, Value column, Value src,
             ValueRange srcIndices, Value valid);
 
-  /// Spreads `count` calls of `copyOne(linear)` over the block: whole rounds
+  /// Spreads `count` calls of `copyOne(linear)` over the block (in a
+  /// warp-specialised block, over its copying warpgroup): whole rounds
   /// first, then a last, partial round under a guard.
   void spread(int64_t count, function_ref<void(Value)> copyOne);
 
@@ -179,6 +226,19 @@ public:
   /// c is multiplied.
   /// Returns the accumulators.
   SmallVector<Value> accumulateChunks(Value numChunks, const ChunkFill &fill);
+
+  /// accumulateChunks in a warp-specialised block (built with
+  /// `otherWarpgroups` = 1 and `barriers` in its workspace; wgmma, chunks
+  /// copied whole, one tile a block): the last warpgroup copies chunk after
+  /// chunk into the stages as they are freed, while the multiplying
+  /// warpgroups multiply each chunk as it lands and free its stage, without
+  /// a block barrier a chunk. The multiplying warps then call
+  /// `finish(acc)`, the copying ones skip it. Registers move from the
+  /// copying warpgroup to the multiplying ones (setmaxnreg): the block
+  /// launches with what a thread of 3 warpgroups may have.
+  void accumulateSpecialized(Value numChunks, const ChunkFill &fill,
+                             StageBarriers &barriers,
+                             function_ref<void(ValueRange)> finish);
 
   /// Calls `write(row, column, value)` for every accumulator element of this
   /// thread, with its row and column in the block's output tile.
@@ -295,6 +355,11 @@ private:
       warpgroupColumns;
   /// With wgmma: the shared-memory addresses (i64) of sA and sB.
   Value addressA, addressB;
+  /// The threads that spread() spreads copies over: the block's, or while
+  /// a warp-specialised block's copying warpgroup issues, that warpgroup's
+  /// (its own thread index).
+  Value copyingTid;
+  int64_t copyingThreads;
 };
 
 /// Where compacted coordinate `c` of `segment` lives along the gathered

@@ -35,6 +35,10 @@ using namespace mlir::pit;
 
 namespace {
 
+/// Shared-memory stages of a warp-specialised block (buildGatherAlongK), as
+/// many as fit up to this.
+constexpr int64_t kSpecializedStages = 4;
+
 /// Shared-memory stages of a block of `shape`: `wanted` (1 to 4), fewer
 /// where they would not fit in the shared memory a block may ask for.
 int64_t fitStages(const MmaTileShape &shape, int64_t wanted,
@@ -227,6 +231,7 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   }
   tile.warpgroupMma = options.warpgroupMma;
   tile.sharedBytesPerBlock = options.sharedBytesPerBlock;
+  tile.specialize = options.specialize;
   tile.stages = options.stages;
   tile.microK = microK;
   tile.microM = microM;
@@ -278,8 +283,35 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   bool aKMajor = bool(t.compactedA);
   bool warpgroupMma =
       t.warpgroupMma && BlockMma::supportsWarpgroupMma(s, aKMajor);
-  BlockMma mma(b, loc, s, t.numSegments * nTiles,
-               fitStages(s, t.stages, warpgroupMma), aKMajor, warpgroupMma);
+  int64_t numTiles = t.numSegments * nTiles;
+  // A's pieces go through registers where a copy would straddle gathered
+  // micro-tiles.
+  bool stagedA = t.microK % kVector != 0 && !t.compactedA;
+  // With wgmma, chunks copied whole and one tile a block, the block is
+  // warp-specialised: a copying warpgroup keeps up to kSpecializedStages
+  // chunks in flight, each stage's mbarriers pacing it against the
+  // multiplying warpgroups.
+  bool specialized =
+      t.specialize && warpgroupMma && !stagedA && numTiles <= kMaxMmaBlocks;
+  int64_t stages = fitStages(s, t.stages, warpgroupMma);
+  SmallVector<MemRefType> workspace;
+  if (specialized) {
+    stages = kSpecializedStages;
+    auto bytes = [&](int64_t stages) {
+      return BlockMma::dynamicSharedBytes(
+          s, stages, /*warpgroup=*/true,
+          {StageBarriers::type(b.getContext(), stages)});
+    };
+    while (stages > 2 && bytes(stages) > t.sharedBytesPerBlock)
+      --stages;
+    specialized = bytes(stages) <= t.sharedBytesPerBlock;
+    if (specialized)
+      workspace.push_back(StageBarriers::type(b.getContext(), stages));
+    else
+      stages = fitStages(s, t.stages, warpgroupMma);
+  }
+  BlockMma mma(b, loc, s, numTiles, stages, aKMajor, warpgroupMma, workspace,
+               /*columnWarpgroups=*/1, /*otherWarpgroups=*/specialized ? 1 : 0);
 
   Value segment = k.div(mma.blockId, nTiles);
   // Segments are numbered (batch, row block), row-major, as pit.detect does.
@@ -353,11 +385,10 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     mma.storePieces(mma.sA, stage, pieces);
   };
   BlockMma::ChunkFill fill{issue};
-  if (t.microK % kVector != 0 && !t.compactedA) {
+  if (stagedA) {
     fill.load = load;
     fill.store = store;
   }
-  SmallVector<Value> acc = mma.accumulateChunks(numChunks, fill);
 
   // SWrite: the block owns its output tile (all of k, every block runs, an
   // empty segment too); it adds it into C, or stores it where C was only
@@ -366,66 +397,74 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // bytes of f32: the 4 threads of a group then fill whole 32-byte sectors
   // with one instruction, instead of half of each with two). An f16 C gets
   // the f32 sums rounded once, here.
-  auto cType = cast<MemRefType>(t.c.getType());
-  auto pairType = VectorType::get({2}, b.getF32Type());
-  auto cPairType = VectorType::get({2}, t.outputType);
-  llvm::MaybeAlign pairAlignment(2 * t.outputType.getIntOrFloatBitWidth() /
-                                 8);
-  // A thread's two neighbours in a row at C's `indices`, plus C's values
-  // there unless C was only cleared, rounded to C's type.
-  auto pairForC = [&](ValueRange indices, Value first, Value second) {
-    Value pair = vector::FromElementsOp::create(b, loc, pairType,
-                                                ValueRange{first, second});
-    if (!t.zeroFill) {
-      Value old = vector::LoadOp::create(b, loc, cPairType, t.c, indices,
-                                         /*nontemporal=*/false, pairAlignment);
-      pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
-    }
-    return k.roundTo(t.outputType, pair);
-  };
-  if (cType.getLayout().isIdentity() && !t.outputType.isF32() &&
-      cType.getShape().back() % 8 == 0 && mma.pairsAccumulatorBlocks()) {
-    // A 16-bit C: runs of 8 columns, 16 bytes a lane (C's rows are whole
-    // runs, 16-byte aligned like the tensor).
-    llvm::MaybeAlign runAlignment(16);
-    auto pack = [&](Value row, Value column, Value first, Value second) {
-      Value word = vector::BitCastOp::create(
-          b, loc, VectorType::get({1}, b.getI32Type()),
-          pairForC(at(k.add(m0, row), k.add(n0, column)), first, second));
-      return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0})
-          .getResult();
+  auto storeTile = [&](ValueRange acc) {
+    auto cType = cast<MemRefType>(t.c.getType());
+    auto pairType = VectorType::get({2}, b.getF32Type());
+    auto cPairType = VectorType::get({2}, t.outputType);
+    llvm::MaybeAlign pairAlignment(2 * t.outputType.getIntOrFloatBitWidth() /
+                                   8);
+    // A thread's two neighbours in a row at C's `indices`, plus C's values
+    // there unless C was only cleared, rounded to C's type.
+    auto pairForC = [&](ValueRange indices, Value first, Value second) {
+      Value pair = vector::FromElementsOp::create(b, loc, pairType,
+                                                  ValueRange{first, second});
+      if (!t.zeroFill) {
+        Value old = vector::LoadOp::create(b, loc, cPairType, t.c, indices,
+                                           /*nontemporal=*/false, pairAlignment);
+        pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
+      }
+      return k.roundTo(t.outputType, pair);
     };
-    auto runType = VectorType::get({8}, t.outputType);
-    mma.forEachAccumulatorOctet(
-        acc, pack, [&](Value row, Value column, ValueRange packed) {
-          Value words = vector::FromElementsOp::create(
-              b, loc, VectorType::get({4}, b.getI32Type()), packed);
-          vector::StoreOp::create(
-              b, loc, vector::BitCastOp::create(b, loc, runType, words), t.c,
-              at(k.add(m0, row), k.add(n0, column)), /*nontemporal=*/false,
-              runAlignment);
-        });
-    return;
-  }
-  if (cType.getLayout().isIdentity()) {
-    mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
-                                        Value second) {
-      SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
-      vector::StoreOp::create(b, loc, pairForC(indices, first, second), t.c,
-                              indices, /*nontemporal=*/false, pairAlignment);
-    });
-    return;
-  }
-  // Strided C: element by element.
-  mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
-    SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
-    if (!t.zeroFill) {
-      Value old = memref::LoadOp::create(b, loc, t.c, indices);
-      value = arith::AddFOp::create(b, loc, k.widenToF32(old), value);
+    if (cType.getLayout().isIdentity() && !t.outputType.isF32() &&
+        cType.getShape().back() % 8 == 0 && mma.pairsAccumulatorBlocks()) {
+      // A 16-bit C: runs of 8 columns, 16 bytes a lane (C's rows are whole
+      // runs, 16-byte aligned like the tensor).
+      llvm::MaybeAlign runAlignment(16);
+      auto pack = [&](Value row, Value column, Value first, Value second) {
+        Value word = vector::BitCastOp::create(
+            b, loc, VectorType::get({1}, b.getI32Type()),
+            pairForC(at(k.add(m0, row), k.add(n0, column)), first, second));
+        return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0})
+            .getResult();
+      };
+      auto runType = VectorType::get({8}, t.outputType);
+      mma.forEachAccumulatorOctet(
+          acc, pack, [&](Value row, Value column, ValueRange packed) {
+            Value words = vector::FromElementsOp::create(
+                b, loc, VectorType::get({4}, b.getI32Type()), packed);
+            vector::StoreOp::create(
+                b, loc, vector::BitCastOp::create(b, loc, runType, words), t.c,
+                at(k.add(m0, row), k.add(n0, column)), /*nontemporal=*/false,
+                runAlignment);
+          });
+      return;
     }
-    memref::StoreOp::create(b, loc, k.roundTo(t.outputType, value), t.c,
-                            indices);
-  });
+    if (cType.getLayout().isIdentity()) {
+      mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
+                                          Value second) {
+        SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
+        vector::StoreOp::create(b, loc, pairForC(indices, first, second), t.c,
+                                indices, /*nontemporal=*/false, pairAlignment);
+      });
+      return;
+    }
+    // Strided C: element by element.
+    mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
+      SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
+      if (!t.zeroFill) {
+        Value old = memref::LoadOp::create(b, loc, t.c, indices);
+        value = arith::AddFOp::create(b, loc, k.widenToF32(old), value);
+      }
+      memref::StoreOp::create(b, loc, k.roundTo(t.outputType, value), t.c,
+                              indices);
+    });
+  };
+  if (specialized) {
+    StageBarriers barriers(k, mma.workspace[0], stages);
+    mma.accumulateSpecialized(numChunks, fill, barriers, storeTile);
+    return;
+  }
+  storeTile(mma.accumulateChunks(numChunks, fill));
 }
 
 /// Gathered along m: a block per (k segment, n tile, tile of gathered rows)
@@ -574,6 +613,8 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   tile.microK = kVector;
   tile.microM = 1;
   tile.warpgroupMma = options.warpgroupMma;
+  tile.sharedBytesPerBlock = options.sharedBytesPerBlock;
+  tile.specialize = options.specialize;
   tile.stages = 3;
   return tile;
 }

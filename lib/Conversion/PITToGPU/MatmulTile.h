@@ -64,6 +64,8 @@ struct MatmulTile {
   int64_t panelRows = 0;
   /// Shared memory a block may ask for on the chip.
   int64_t sharedBytesPerBlock = 0;
+  /// Whether a wgmma block that copies whole chunks is warp-specialised.
+  bool specialize = false;
 };
 
 /// Why an STile gathered along m cannot run its `panel` (empty if it can).

@@ -532,7 +532,7 @@ struct ConvertPITToGPUPass
       MmaKernelOptions mmaOptions{mmaBlockColumns, mmaChunk, mmaStages,
                                   hasVectorAtomics(chip),
                                   hasWarpgroupMma(chip),
-                                  sharedBytesPerBlock(chip)};
+                                  sharedBytesPerBlock(chip), mmaSpecialize};
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.

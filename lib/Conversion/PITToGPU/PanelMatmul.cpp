@@ -33,8 +33,6 @@ constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
 /// many warpgroups cover, replicas of them take the units in turn, so that
 /// one's multiplication runs while another adds into the panel.
 constexpr int64_t kPanelMmaWarpgroups = 2;
-/// How long a thread waiting on an mbarrier may be suspended at a time.
-constexpr int64_t kMbarrierSuspendHintNs = 1000000;
 
 /// Where column `column` (even) of C's rows, and the next, sit in row `row`
 /// of the panel. A thread's accumulators hold columns 2c and 2c + 1 of
@@ -71,13 +69,13 @@ SmallVector<MemRefType> panelWorkspace(MLIRContext *context,
                                        int64_t panelRows, int64_t stages,
                                        int64_t numSegments) {
   Type f32 = Float32Type::get(context);
-  Type i32 = IntegerType::get(context, 32), i64 = IntegerType::get(context, 64);
+  Type i32 = IntegerType::get(context, 32);
   int64_t unitsPerSegment = llvm::divideCeil(panelRows, shape.m);
   return {MemRefType::get({panelRows, shape.n}, f32),
           MemRefType::get({numSegments * unitsPerSegment}, i32),
           MemRefType::get({numSegments}, i32),
           MemRefType::get({stages, shape.m}, i32), MemRefType::get({1}, i32),
-          MemRefType::get({2 * stages}, i64)};
+          StageBarriers::type(context, stages)};
 }
 
 /// Shared memory of a panel block with `stages` stages.
@@ -196,26 +194,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
         numUnitsBuffer = mma.workspace[4], barriers = mma.workspace[5];
   int64_t threads = mma.numThreads, consumers = mma.mmaThreads,
           producerWarps = (threads - consumers) / kWarpSize;
-  // The mbarriers as the shared-memory pointers the NVVM ops take.
-  Value barriersAddress = memref::ExtractAlignedPointerAsIndexOp::create(
-      b, loc, b.getIndexType(), barriers);
-  auto sharedPointer = LLVM::LLVMPointerType::get(
-      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
-  auto barrierAt = [&](Value barrier) -> Value {
-    Value address = k.add(barriersAddress, k.mul(barrier, k.index(8)));
-    return LLVM::IntToPtrOp::create(
-        b, loc, sharedPointer,
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), address)
-            .getResult());
-  };
-  auto full = [&](Value stage) { return barrierAt(stage); };
-  auto empty = [&](Value stage) {
-    return barrierAt(k.add(stage, k.index(stages)));
-  };
-  auto waitFor = [&](Value barrier, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
-                                          k.i32(kMbarrierSuspendHintNs));
-  };
+  StageBarriers stageBarriers(k, barriers, stages);
   // Panels vary fastest: the blocks at work share a few column slabs of B.
   Value panelIndex = k.rem(mma.blockId, numPanels);
   Value r0 = k.mul(panelIndex, k.index(panelRows));
@@ -333,12 +312,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   Value isFirstThread = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, mma.tid, k.index(0));
   k.buildIf(isFirstThread, [&] {
-    for (int64_t stage = 0; stage < stages; ++stage) {
-      NVVM::MBarrierInitOp::create(b, loc, full(k.index(stage)),
-                                   k.i32(2 * kWarpSize), Value());
-      NVVM::MBarrierInitOp::create(b, loc, empty(k.index(stage)),
-                                   k.i32(mma.replicaThreads), Value());
-    }
+    stageBarriers.init(2 * kWarpSize, mma.replicaThreads);
   });
   gpu::BarrierOp::create(b, loc);
   Value numUnits = k.toIndex(
@@ -520,13 +494,12 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     addIntoPanel(acc, rows);
     handOverTurn();
   };
-  // Unit u takes stage u % stages, as the (u / stages)-th use of it: the
-  // phase whose parity its full mbarrier completes, and its empty mbarrier
-  // the phase before.
-  auto stageOf = [&](Value unit) { return k.rem(unit, stages); };
-  auto useParity = [&](Value unit, int64_t plus) {
-    return k.toI32(k.rem(k.add(k.div(unit, stages), k.index(plus)), 2));
-  };
+  // Unit u is a use of stage u % stages: it waits for the phase of its
+  // full mbarrier that its copies complete, and of its empty mbarrier the
+  // phase before (the unit stages before it done with).
+  auto stageOf = [&](Value unit) { return stageBarriers.stageOf(unit); };
+  auto full = [&](Value stage) { return stageBarriers.full(stage); };
+  auto empty = [&](Value stage) { return stageBarriers.empty(stage); };
 
   auto ifProducer = scf::IfOp::create(
       b, loc,
@@ -552,7 +525,9 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     Value stage = stageOf(unit);
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, unit,
                                     k.index(stages)),
-              [&] { waitFor(empty(stage), useParity(unit, 1)); });
+              [&] {
+                stageBarriers.wait(empty(stage), stageBarriers.parity(unit, 1));
+              });
     issue(stage, unit, loop.getRegionIterArgs());
     // The stage is full once the warp's copies have landed (an arrival of
     // each lane's own, counted in the mbarrier's 2 x 32) and its rows are
@@ -583,14 +558,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       OpBuilder::InsertionGuard body(b);
       b.setInsertionPointToStart(loop.getBody());
       Value unit = loop.getInductionVar();
-      waitFor(full(stageOf(unit)), useParity(unit, 0));
-      // wgmma reads through the async proxy what the copies wrote.
-      NVVM::FenceProxyOp::create(
-          b, loc,
-          NVVM::ProxyKindAttr::get(b.getContext(),
-                                   NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
+      stageBarriers.waitUntilLanded(unit);
       SmallVector<Value> rows = loadUnitRows(stageOf(unit));
       SmallVector<Value> acc = mma.startProduct(stageOf(unit));
       ValueRange previous = loop.getRegionIterArgs();
@@ -618,12 +586,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   gpu::BarrierOp::create(b, loc);
   // The stages' mbarriers are done with: the block's next tile sets them
   // up again.
-  k.buildIf(isFirstThread, [&] {
-    for (int64_t stage = 0; stage < stages; ++stage) {
-      NVVM::MBarrierInvalOp::create(b, loc, full(k.index(stage)));
-      NVVM::MBarrierInvalOp::create(b, loc, empty(k.index(stage)));
-    }
-  });
+  k.buildIf(isFirstThread, [&] { stageBarriers.invalidate(); });
   forEachPanelPiece([&](Value row, Value column) {
     Value value = loadPiece(row, column);
     vector::StoreOp::create(b, loc, k.roundTo(t.outputType, value), t.c,

@@ -40,6 +40,8 @@ struct MmaKernelOptions {
   bool warpgroupMma = false;
   /// Shared memory a block may ask for on the chip.
   int64_t sharedBytesPerBlock = 48 * 1024;
+  /// Whether wgmma blocks that copy whole chunks are warp-specialised.
+  bool specialize = true;
 };
 
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32

@@ -5,8 +5,13 @@
 // bytes more); the copies are fenced for wgmma's async proxy; chunk c is
 // multiplied (one m64n256k16 per 16 of k, from descriptors) while the
 // copies of chunk c + 1 go out, and the accumulators are read after the
-// last wait.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
+// last wait. (This is the block without warp specialisation: see
+// pit-to-gpu-dense-wgmma.mlir for it.)
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a mma-specialize=false" | FileCheck %s
+// Warp-specialised (the default), the copying warpgroup gathers the chunks
+// through the index: 256 threads, 4 stages; a block of two warpgroups has
+// registers enough for both, none move.
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=SPECIALIZED
 // sm_90 has no wgmma: the same block uses mma.sync.
 // RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90" | FileCheck %s --check-prefix=SM90
 
@@ -29,6 +34,16 @@
 // CHECK:     nvgpu.device_async_copy
 // CHECK:   nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:   llvm.extractvalue
+// SPECIALIZED: gpu.launch {{.+}} threads({{.+}}) in ({{.+}} = %c256{{.*}}, {{.+}}) dynamic_shared_memory_size
+// SPECIALIZED:   memref.view {{.+}} to memref<4x64x64xf16, #gpu.address_space<workgroup>>
+// SPECIALIZED:   arith.cmpi uge, %arg{{[0-9]+}}, %c128
+// SPECIALIZED-NOT: setmaxregister
+// SPECIALIZED:     memref.load %view{{.*}} : memref<4x4xi32>
+// SPECIALIZED:     nvgpu.device_async_copy
+// SPECIALIZED:     nvvm.cp.async.mbarrier.arrive
+// SPECIALIZED:   } else {
+// SPECIALIZED-NOT: setmaxregister
+// SPECIALIZED:     nvvm.wgmma.mma_async
 // SM90-NOT: wgmma
 // SM90: nvgpu.mma.sync
 func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
