@@ -30,11 +30,19 @@ def selection_summary(results):
     ratios = sorted(r["pit"] / r["oracle"] for r in rows)
     added = sorted((r["pit"] - r["oracle"]) * 1e3 for r in rows)
     within = sum(q <= 1.10 for q in ratios)
-    return (f"Selection: PIT / oracle {ratios[0]:.2f}-{ratios[-1]:.2f} "
-            f"(median {ratios[len(ratios) // 2]:.2f}); within 10% of the "
-            f"oracle on {within} of {len(rows)} cases; PIT - oracle "
-            f"{added[0]:.0f}-{added[-1]:.0f} us (median "
-            f"{added[len(added) // 2]:.0f} us).")
+    summary = (f"Selection: PIT / oracle {ratios[0]:.2f}-{ratios[-1]:.2f} "
+               f"(median {ratios[len(ratios) // 2]:.2f}); within 10% of the "
+               f"oracle on {within} of {len(rows)} cases; PIT - oracle "
+               f"{added[0]:.0f}-{added[-1]:.0f} us (median "
+               f"{added[len(added) // 2]:.0f} us).")
+    paired = sorted(r["paired_select"] / r["paired_oracle"] for r in rows
+                    if number(r.get("paired_select")))
+    if paired:
+        summary += (f" Timed in turn with the oracle's library: "
+                    f"{paired[0]:.2f}-{paired[-1]:.2f} (median "
+                    f"{paired[len(paired) // 2]:.2f}), within 10% on "
+                    f"{sum(q <= 1.10 for q in paired)} of {len(paired)}.")
+    return summary
 
 
 def ms(value):
@@ -47,9 +55,9 @@ def ratio(a, b):
 
 def table(results):
     lines = ["| dtype | micro-tile | sparsity | PIT | PIT's STile (best tile) | PIT dense | PIT / oracle "
-             "| cuBLAS | cuSPARSE | Triton | ideal "
+             "| PIT / oracle, in turn | cuBLAS | cuSPARSE | Triton | ideal "
              "| cuBLAS / PIT | best peer / PIT | PIT / ideal | detection | to_sparse_bsr / detection |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["matmul"]:
         peers = [row[k] for k in ("cublas", "cusparse", "triton") if number(row[k])]
         # The first two pieces of device work: clear the counts (memset),
@@ -61,6 +69,7 @@ def table(results):
             f"| {ms(row.get('fixed'))} ({row.get('stile_tile', 'default')}) "
             f"| {ms(row.get('dense'))} "
             f"| {ratio(row['pit'], row.get('oracle'))} "
+            f"| {ratio(row.get('paired_select'), row.get('paired_oracle'))} "
             f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "
             f"| {ms(row['ideal'])} | {ratio(row['cublas'], row['pit'])} "
             f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "
