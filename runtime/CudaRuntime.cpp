@@ -242,12 +242,13 @@ static bool allowSharedBytes(CUfunction function, int32_t sharedBytes) {
   return true;
 }
 
-PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
-                                 intptr_t gridY, intptr_t gridZ,
-                                 intptr_t blockX, intptr_t blockY,
-                                 intptr_t blockZ, int32_t sharedBytes,
-                                 CUstream stream, void **params, void **extra,
-                                 size_t /*paramsCount*/) {
+/// Launches `function` over `grid` blocks of `block` threads, in clusters
+/// of `cluster` blocks unless that is 1 x 1 x 1, and as a dependent of the
+/// kernel before it where its module is marked.
+static void launch(CUfunction function, const intptr_t cluster[3],
+                   const intptr_t grid[3], const intptr_t block[3],
+                   int32_t sharedBytes, CUstream stream, void **params,
+                   void **extra) {
   if (!ready())
     return;
   if (!function) {
@@ -262,10 +263,21 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   std::optional<bool> dependent = isDependentKernel(function);
   if (!dependent)
     return;
-  if (!*dependent) {
-    PIT_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
-                             blockZ, sharedBytes, stream, params, extra));
+  bool clustered = cluster[0] * cluster[1] * cluster[2] != 1;
+  if (!*dependent && !clustered) {
+    PIT_CHECK(cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
+                             block[1], block[2], sharedBytes, stream, params,
+                             extra));
     return;
+  }
+  CUlaunchAttribute attributes[2] = {};
+  unsigned numAttributes = 0;
+  if (clustered) {
+    CUlaunchAttribute &dims = attributes[numAttributes++];
+    dims.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    dims.value.clusterDim.x = static_cast<unsigned>(cluster[0]);
+    dims.value.clusterDim.y = static_cast<unsigned>(cluster[1]);
+    dims.value.clusterDim.z = static_cast<unsigned>(cluster[2]);
   }
   // Programmatic stream serialization: the kernel may be scheduled while the
   // kernel before it in the stream (which lets it, griddepcontrol.
@@ -273,22 +285,47 @@ PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   // griddepcontrol.wait. That hides the gap between two launches (about a
   // microsecond each), and lets a kernel that its guard switches off exit as
   // soon as the one before it is done.
-  CUlaunchAttribute attribute = {};
-  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attribute.value.programmaticStreamSerializationAllowed = 1;
+  if (*dependent) {
+    CUlaunchAttribute &serialization = attributes[numAttributes++];
+    serialization.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    serialization.value.programmaticStreamSerializationAllowed = 1;
+  }
   CUlaunchConfig config = {};
-  config.gridDimX = static_cast<unsigned>(gridX);
-  config.gridDimY = static_cast<unsigned>(gridY);
-  config.gridDimZ = static_cast<unsigned>(gridZ);
-  config.blockDimX = static_cast<unsigned>(blockX);
-  config.blockDimY = static_cast<unsigned>(blockY);
-  config.blockDimZ = static_cast<unsigned>(blockZ);
+  config.gridDimX = static_cast<unsigned>(grid[0]);
+  config.gridDimY = static_cast<unsigned>(grid[1]);
+  config.gridDimZ = static_cast<unsigned>(grid[2]);
+  config.blockDimX = static_cast<unsigned>(block[0]);
+  config.blockDimY = static_cast<unsigned>(block[1]);
+  config.blockDimZ = static_cast<unsigned>(block[2]);
   config.sharedMemBytes = static_cast<unsigned>(sharedBytes);
   config.hStream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  if (PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)))
+  config.attrs = attributes;
+  config.numAttrs = numAttributes;
+  if (PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)) &&
+      *dependent)
     ++dependentLaunches().launches;
+}
+
+PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
+                                 intptr_t gridY, intptr_t gridZ,
+                                 intptr_t blockX, intptr_t blockY,
+                                 intptr_t blockZ, int32_t sharedBytes,
+                                 CUstream stream, void **params, void **extra,
+                                 size_t /*paramsCount*/) {
+  const intptr_t cluster[3] = {1, 1, 1}, grid[3] = {gridX, gridY, gridZ},
+                 block[3] = {blockX, blockY, blockZ};
+  launch(function, cluster, grid, block, sharedBytes, stream, params, extra);
+}
+
+PIT_EXPORT void mgpuLaunchClusterKernel(
+    CUfunction function, intptr_t clusterX, intptr_t clusterY,
+    intptr_t clusterZ, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+    intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t sharedBytes,
+    CUstream stream, void **params, void **extra) {
+  const intptr_t cluster[3] = {clusterX, clusterY, clusterZ},
+                 grid[3] = {gridX, gridY, gridZ},
+                 block[3] = {blockX, blockY, blockZ};
+  launch(function, cluster, grid, block, sharedBytes, stream, params, extra);
 }
 
 PIT_EXPORT uint64_t pitCudaDependentLaunchCount() {
@@ -440,4 +477,124 @@ PIT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
 
 PIT_EXPORT void mgpuSetDefaultDevice(int32_t /*ordinal*/) {
   // The device is chosen once per process, by PIT_CUDA_DEVICE.
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The tensor maps (TMA descriptors) of the kernels' tile copies live in
+/// device memory, each in a slot of a buffer allocated once, and are
+/// encoded once for each tensor and box: a call finds its maps there (the
+/// same tensors come back call after call) and only a new one costs an
+/// encoding and a copy, stream-ordered, from pinned memory.
+constexpr int kTensorMapSlots = 1024;
+
+struct TensorMapKey {
+  uint64_t base;
+  int64_t rows, columns, boxRows, boxColumns;
+  bool operator==(const TensorMapKey &other) const {
+    return base == other.base && rows == other.rows &&
+           columns == other.columns && boxRows == other.boxRows &&
+           boxColumns == other.boxColumns;
+  }
+};
+
+struct TensorMapKeyHash {
+  size_t operator()(const TensorMapKey &key) const {
+    size_t hash = std::hash<uint64_t>()(key.base);
+    for (int64_t value : {key.rows, key.columns, key.boxRows, key.boxColumns})
+      hash = hash * 31 + std::hash<int64_t>()(value);
+    return hash;
+  }
+};
+
+/// A map in its slot: the stream its copy to the device went on, and an
+/// event after that copy, which work on another stream waits for.
+struct TensorMapSlot {
+  int index = 0;
+  CUstream copiedOn = nullptr;
+  CUevent copied = nullptr;
+};
+
+struct TensorMaps {
+  std::mutex mutex;
+  CUdeviceptr device = 0;
+  CUtensorMap *staging = nullptr;
+  CUevent events[kTensorMapSlots] = {};
+  std::unordered_map<TensorMapKey, TensorMapSlot, TensorMapKeyHash> slots;
+  int used = 0;
+};
+
+/// Never destroyed, like the dependent-launch records: kernel libraries may
+/// be unloaded after the runtime's static objects are gone.
+TensorMaps &tensorMaps() {
+  static TensorMaps *maps = new TensorMaps;
+  return *maps;
+}
+
+} // namespace
+
+PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
+                                       int64_t columns, int64_t boxRows,
+                                       int64_t boxColumns) {
+  if (!ready())
+    return 0;
+  TensorMaps &maps = tensorMaps();
+  std::lock_guard<std::mutex> lock(maps.mutex);
+  if (!maps.device &&
+      !(PIT_CHECK(cuMemAlloc(&maps.device,
+                             kTensorMapSlots * sizeof(CUtensorMap))) &&
+        PIT_CHECK(cuMemAllocHost(reinterpret_cast<void **>(&maps.staging),
+                                 kTensorMapSlots * sizeof(CUtensorMap)))))
+    return 0;
+  TensorMapKey key{base, rows, columns, boxRows, boxColumns};
+  CUstream stream = mgpuStreamCreate();
+  auto found = maps.slots.find(key);
+  if (found != maps.slots.end()) {
+    const TensorMapSlot &slot = found->second;
+    // Copied on another stream: this one's work waits for that copy.
+    if (slot.copiedOn != stream &&
+        !PIT_CHECK(cuStreamWaitEvent(stream, slot.copied, /*flags=*/0)))
+      return 0;
+    return maps.device + slot.index * sizeof(CUtensorMap);
+  }
+  // All slots taken: start over. A kernel still queued may read the slot
+  // about to be rewritten, and its copy from the pinned slot may still be
+  // pending: wait for the device (once every kTensorMapSlots new maps).
+  if (maps.used == kTensorMapSlots) {
+    if (!PIT_CHECK(cuCtxSynchronize()))
+      return 0;
+    maps.slots.clear();
+    maps.used = 0;
+  }
+  int index = maps.used;
+  // Row-major 16-bit elements (f16 and bf16 copy alike), dimensions and
+  // boxes innermost first; rows of boxColumns x 2 = 128 bytes, swizzled
+  // the way wgmma reads its 128-byte swizzled tiles.
+  cuuint64_t dims[2] = {static_cast<cuuint64_t>(columns),
+                        static_cast<cuuint64_t>(rows)};
+  cuuint64_t strides[1] = {static_cast<cuuint64_t>(columns) * 2};
+  cuuint32_t box[2] = {static_cast<cuuint32_t>(boxColumns),
+                       static_cast<cuuint32_t>(boxRows)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUevent &copied = maps.events[index];
+  CUdeviceptr address = maps.device + index * sizeof(CUtensorMap);
+  if (!PIT_CHECK(cuTensorMapEncodeTiled(
+          &maps.staging[index], CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
+          reinterpret_cast<void *>(base), dims, strides, box, elementStrides,
+          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+          CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) ||
+      (!copied &&
+       !PIT_CHECK(cuEventCreate(&copied, CU_EVENT_DISABLE_TIMING))) ||
+      !PIT_CHECK(cuMemcpyHtoDAsync(address, &maps.staging[index],
+                                   sizeof(CUtensorMap), stream)) ||
+      !PIT_CHECK(cuEventRecord(copied, stream)))
+    return 0;
+  maps.slots[key] = {index, stream, copied};
+  ++maps.used;
+  return address;
 }

@@ -49,6 +49,18 @@ void pitCudaClearStream(void);
 /// of marked modules take that path, and no other.
 uint64_t pitCudaDependentLaunchCount(void);
 
+/// The device address of a tensor map (TMA descriptor) of the row-major
+/// rows x columns tensor of 16-bit elements at device address `base` (16-byte
+/// aligned, rows of whole 16 bytes), in boxes of boxRows x boxColumns
+/// (boxColumns x 2 = 128 bytes) with the 128-byte swizzle that wgmma reads.
+/// The kernels of the pit-to-ptx pipeline copy their tiles with it; the host
+/// code asks for it before their launch. Maps are kept per tensor and box
+/// (a call asks again for the same), and a new one is copied to the device
+/// in the order of the calling thread's stream. 0, with an error pending, on
+/// failure.
+uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows, int64_t columns,
+                            int64_t boxRows, int64_t boxColumns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,8 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   gpu.mmaChunk = options.mmaChunk;
   gpu.mmaStages = options.mmaStages;
   gpu.mmaSpecialize = options.mmaSpecialize;
+  gpu.mmaTensorCopies = options.mmaTensorCopies;
+  gpu.mmaClusterBlocks = options.mmaClusterBlocks;
   gpu.chip = options.chip;
   pm.addPass(createConvertPITToGPU(gpu));
   pm.addPass(createCanonicalizerPass());

@@ -29,6 +29,8 @@ def main():
             command += ["--latency-table", params["table"]]
         if "variant" in params:
             command += ["--variant", str(params["variant"])]
+        if "cluster" in params:
+            command += ["--mma-cluster-blocks", str(params["cluster"])]
         result = subprocess.run(command, capture_output=True, text=True)
         if refused:
             ok = result.returncode != 0 and "does not divide" in result.stderr

@@ -77,9 +77,11 @@ def cases():
     start with "small_" are the ones run under compute-sanitizer. Parameters
     beyond the template's: "pattern", the micro-tile of the random pattern
     when it is not the mark's ("mt"), "table", a latency table to compile
-    with, "variant", the table's variant to run always, and "chip", the
-    chip to compile for when it is not the machines' (sm_90a). "ct", C's
-    element type, is f32 unless a case names it."""
+    with, "variant", the table's variant to run always, "chip", the chip to
+    compile for when it is not the machines' (sm_90a), and "cluster", the
+    blocks of a cluster of the dense blocks' TMA copies
+    (--mma-cluster-blocks). "ct", C's element type, is f32 unless a case
+    names it."""
     out = []
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
         out.append((f"small_matmul_256_{mt}_{loop}", MATMUL,
@@ -111,6 +113,11 @@ def cases():
     out.append(("small_select_256x512_32x1_tiles", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1",
                      table=SELECTION_TABLE), -1, False))
+    # The same with its dense blocks in clusters of two, which share B's
+    # chunks (TMA multicast; 2 row blocks, 2 column blocks).
+    out.append(("small_select_256x512_32x1_cluster2", MATMUL_CLEARED,
+                dict(m=256, n=512, k=256, t="f16", mt="32x1",
+                     table=SELECTION_TABLE, cluster=2), -1, False))
     # 1x64 gathered along m, with atomics (32x64x64) or a block owning a
     # panel of 256 rows of C (64x128x64, two warpgroups of 64 columns): by
     # the table, atomics at 99-100% sparsity, the panel at 50-90%, dense at

@@ -117,6 +117,13 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     Option<"mmaSpecialize", "mma-specialize", "bool", /*default=*/"true",
            "Warp-specialise wgmma matmul blocks that copy whole chunks: a "
            "copying warpgroup, up to 4 stages paced by mbarriers">,
+    Option<"mmaTensorCopies", "mma-tensor-copies", "bool", /*default=*/"true",
+           "Warp-specialised dense matmul blocks on function arguments copy "
+           "with TMA">,
+    Option<"mmaClusterBlocks", "mma-cluster-blocks", "int64_t",
+           /*default=*/"1",
+           "Blocks of a cluster that share B's chunks (TMA multicast) in "
+           "dense matmul blocks that copy with TMA: 1 or 2">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): from "
            "sm_90 on, scattered partial sums are added with four-element "

@@ -76,6 +76,17 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
       llvm::cl::desc("Warp-specialise wgmma matmul blocks that copy whole "
                      "chunks (a copying warpgroup, mbarriers a stage)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> mmaTensorCopies{
+      *this, "mma-tensor-copies",
+      llvm::cl::desc("Warp-specialised dense matmul blocks on function "
+                     "arguments copy with TMA"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> mmaClusterBlocks{
+      *this, "mma-cluster-blocks",
+      llvm::cl::desc("Blocks of a cluster that share B's chunks (TMA "
+                     "multicast) in dense matmul blocks that copy with TMA: 1 "
+                     "or 2"),
+      llvm::cl::init(1)};
 };
 
 /// pit-to-ptx: sparsify the marked ops, lower pit to gpu kernels, compile

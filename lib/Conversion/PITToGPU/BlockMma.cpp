@@ -107,12 +107,13 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
                    int64_t columnWarpgroups, int64_t otherWarpgroups,
-                   int64_t replicas)
+                   int64_t replicas, int64_t clusterBlocks)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
       warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor) &&
                 shape.n % (columnWarpgroups * kSwizzleRowElements) == 0),
-      columnWarpgroups(warpgroup ? columnWarpgroups : 1) {
+      columnWarpgroups(warpgroup ? columnWarpgroups : 1),
+      clusterBlocks(clusterBlocks) {
   replicaThreads =
       kMmaThreads * (warpgroup ? shape.m / 64 * this->columnWarpgroups : 1);
   mmaThreads = replicaThreads * replicas;
@@ -153,11 +154,18 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                     dynamicSharedBytes(shape, stages, warpgroup, workspace), 32)
                     .getResult()
               : Value();
+  Value clusterX = clusterBlocks > 1 ? k.index(clusterBlocks) : Value();
   launch = gpu::LaunchOp::create(
       b, loc, k.index(numBlocks), one, one, k.index(numThreads), one, one,
       dynamicBytes, nullptr, {},
-      dynamic ? TypeRange{} : TypeRange{sharedA, sharedB});
+      dynamic ? TypeRange{} : TypeRange{sharedA, sharedB}, TypeRange{},
+      clusterX, clusterX ? one : Value(), clusterX ? one : Value());
   Block &body = launch.getBody().front();
+  // The builder gives the body the block and thread ids and sizes only;
+  // a clustered launch's body also takes the cluster ids and sizes, last.
+  if (clusterX)
+    while (body.getNumArguments() < 18)
+      body.addArgument(b.getIndexType(), loc);
   b.setInsertionPointToEnd(&body);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
@@ -796,7 +804,8 @@ constexpr int64_t kRegistersPerSM = 65536;
 
 void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
                                      StageBarriers &barriers,
-                                     function_ref<void(ValueRange)> finish) {
+                                     function_ref<void(ValueRange)> finish,
+                                     const TensorCopies *tensorCopies) {
   // setmaxnreg runs once a kernel (one tile a block), and pieces staged
   // through registers would be spread over every thread.
   assert(warpgroup && stages >= 2 && !fill.load &&
@@ -813,10 +822,29 @@ void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
   Value isFirstThread =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
   // A phase of `full` is the copying warpgroup's arrivals (each lane's as
-  // its copies land), one of `empty` the multiplying threads'.
-  k.buildIf(isFirstThread,
-            [&] { barriers.init(kMmaThreads, mmaThreads); });
-  gpu::BarrierOp::create(b, loc);
+  // its copies land), one of `empty` the multiplying threads'. With TMA, a
+  // phase of `full` is the copying thread's arrival and the chunk's bytes,
+  // one of `empty` an arrival of each multiplying warp of the cluster.
+  int64_t multiplyingWarps = mmaThreads / kWarpSize;
+  k.buildIf(isFirstThread, [&] {
+    if (tensorCopies)
+      barriers.init(1, clusterBlocks * multiplyingWarps);
+    else
+      barriers.init(kMmaThreads, mmaThreads);
+    if (clusterBlocks > 1)
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+  });
+  // The other blocks of the cluster copy into this one's stages and free
+  // them: their mbarriers are set up before anyone goes on.
+  auto syncBlockOrCluster = [&] {
+    if (clusterBlocks == 1) {
+      gpu::BarrierOp::create(b, loc);
+      return;
+    }
+    NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/nullptr);
+    NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/nullptr);
+  };
+  syncBlockOrCluster();
   auto ifCopying = scf::IfOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
@@ -832,6 +860,15 @@ void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
                                      NVVM::SetMaxRegisterAction::decrease);
     copyingTid = arith::SubIOp::create(b, loc, tid, k.index(mmaThreads));
     copyingThreads = kMmaThreads;
+    // With TMA, the warpgroup's first thread issues every copy.
+    if (tensorCopies) {
+      auto ifFirst = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, copyingTid,
+                                zero),
+          /*withElseRegion=*/false);
+      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+    }
     auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one);
     b.setInsertionPointToStart(chunks.getBody());
     Value chunk = chunks.getInductionVar();
@@ -842,9 +879,14 @@ void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
                 barriers.wait(barriers.empty(stage),
                               barriers.parity(chunk, 1));
               });
-    fill.issue(stage, chunkStart(chunk));
-    NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barriers.full(stage),
-                                          /*noinc=*/true);
+    if (tensorCopies) {
+      copyChunkWithTensorMaps(*tensorCopies, chunk, stage,
+                              barriers.full(stage));
+    } else {
+      fill.issue(stage, chunkStart(chunk));
+      NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barriers.full(stage),
+                                            /*noinc=*/true);
+    }
     copyingTid = tid;
     copyingThreads = numThreads;
   }
@@ -865,21 +907,118 @@ void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
       Value chunk = chunks.getInductionVar();
       SmallVector<Value> acc(chunks.getRegionIterArgs());
       Value stage = barriers.stageOf(chunk);
-      barriers.waitUntilLanded(chunk);
+      // TMA writes through the async proxy that wgmma reads through: no
+      // fence.
+      if (tensorCopies)
+        barriers.wait(barriers.full(stage), barriers.parity(chunk, 0));
+      else
+        barriers.waitUntilLanded(chunk);
       multiplyWarpgroup(acc, stage, /*pending=*/1);
       k.buildIf(k.ult(zero, chunk), [&] {
-        Value previous = arith::SubIOp::create(b, loc, chunk, one);
-        NVVM::MBarrierArriveOp::create(
-            b, loc, Type(), barriers.empty(barriers.stageOf(previous)),
-            Value());
+        Value previous =
+            barriers.stageOf(arith::SubIOp::create(b, loc, chunk, one));
+        if (tensorCopies)
+          releaseStageInCluster(barriers, previous);
+        else
+          NVVM::MBarrierArriveOp::create(b, loc, Type(),
+                                         barriers.empty(previous), Value());
       });
       scf::YieldOp::create(b, loc, acc);
     }
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     finish(chunks.getResults());
   }
-  gpu::BarrierOp::create(b, loc);
+  // No block leaves while another of its cluster may still arrive on its
+  // mbarriers.
+  syncBlockOrCluster();
   k.buildIf(isFirstThread, [&] { barriers.invalidate(); });
+}
+
+void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
+                                       Value chunk, Value stage, Value full) {
+  Type i32 = b.getI32Type();
+  auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
+  auto sharedPointer = LLVM::LLVMPointerType::get(
+      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto toI32 = [&](Value index) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, index);
+  };
+  auto clusterPointer = LLVM::LLVMPointerType::get(
+      b.getContext(),
+      static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  Value rank = k.rem(blockId, clusterBlocks);
+  // The copies take this block's shared memory by its address in the
+  // cluster's window (multicast ones write the same offset in each block).
+  auto sharedAt = [&](Value address, int64_t stageBytes, Value offset) {
+    Value bytes = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(),
+        k.add(k.mul(stage, k.index(stageBytes)), offset));
+    Value local = LLVM::IntToPtrOp::create(
+        b, loc, sharedPointer,
+        arith::AddIOp::create(b, loc, address, bytes).getResult());
+    return NVVM::MapaOp::create(b, loc, clusterPointer, local, toI32(rank))
+        .getResult();
+  };
+  auto mapOf = [&](Value map) {
+    return LLVM::IntToPtrOp::create(b, loc, genericPointer, map).getResult();
+  };
+  // This block's A, and all of B's chunk: its own share and the other
+  // blocks' shares of the cluster.
+  int64_t bytesA = shape.m * shape.k * 2, bytesB = shape.k * shape.n * 2;
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full,
+                                         k.i32(bytesA + bytesB),
+                                         /*scope=*/nullptr, /*relaxed=*/nullptr,
+                                         /*predicate=*/Value());
+  Value k0 = toI32(chunkStart(chunk));
+  auto copy = [&](Value destination, Value map, ValueRange coordinates,
+                  Value multicastMask) {
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, destination, map, coordinates, full, /*im2colOffsets=*/{},
+        multicastMask, /*l2CacheHint=*/Value(), /*mode=*/nullptr,
+        /*isCTAOnly=*/nullptr, /*group=*/nullptr, /*predicate=*/Value());
+  };
+  copy(sharedAt(addressA, bytesA, k.index(0)), mapOf(copies.mapA),
+       {k0, toI32(copies.m0)}, Value());
+  // B's chunk in blocks of 64 columns (k x 64 each, as wgmma reads them):
+  // rank r of the cluster copies blocks [r, r + 1) x share into every block.
+  int64_t blocksB = shape.n / kSwizzleRowElements;
+  int64_t share = blocksB / clusterBlocks;
+  int64_t blockBytes = shape.k * kSwizzleRowElements * 2;
+  Value multicastMask =
+      clusterBlocks > 1
+          ? arith::ConstantIntOp::create(b, loc, (1 << clusterBlocks) - 1, 16)
+                .getResult()
+          : Value();
+  for (int64_t i = 0; i < share; ++i) {
+    Value block = k.add(k.mul(rank, k.index(share)), k.index(i));
+    Value column =
+        k.add(copies.n0, k.mul(block, k.index(kSwizzleRowElements)));
+    copy(sharedAt(addressB, bytesB, k.mul(block, k.index(blockBytes))),
+         mapOf(copies.mapB), {toI32(column), k0}, multicastMask);
+  }
+}
+
+void BlockMma::releaseStageInCluster(StageBarriers &barriers, Value stage) {
+  Value isFirstLane = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, k.rem(tid, kWarpSize), k.index(0));
+  k.buildIf(isFirstLane, [&] {
+    Value empty = barriers.empty(stage);
+    if (clusterBlocks == 1) {
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+      return;
+    }
+    auto clusterPointer = LLVM::LLVMPointerType::get(
+        b.getContext(),
+        static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+    auto clusterScope =
+        NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER);
+    for (int64_t rank = 0; rank < clusterBlocks; ++rank) {
+      Value there =
+          NVVM::MapaOp::create(b, loc, clusterPointer, empty, k.i32(rank));
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), there, Value(),
+                                     clusterScope);
+    }
+  });
 }
 
 StageBarriers::StageBarriers(KernelBuilder &k, Value buffer, int64_t stages)

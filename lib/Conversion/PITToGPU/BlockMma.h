@@ -86,6 +86,18 @@ private:
   int64_t stages;
 };
 
+/// Where a warp-specialised block copies its chunks from with the Tensor
+/// Memory Accelerator (TMA) instead of cp.async, for a dense walk over k:
+/// the device addresses (i64) of tensor maps of A, in boxes of the tile's
+/// m rows x 64, and of B, in boxes of 64 x 64 (pitCudaTensorMap2D), and the
+/// tile's first row of A and column of B. The blocks of a cluster share
+/// B's chunks: each copies its share of the 64-column blocks into all of
+/// them (multicast).
+struct TensorCopies {
+  Value mapA, mapB;
+  Value m0, n0;
+};
+
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
 /// B (k x n), A and B of `inputType` (f16 or bf16).
 struct MmaTileShape {
@@ -142,11 +154,12 @@ public:
   /// that multiply (threads from mmaThreads on), for the kernel's own work.
   /// `replicas`: sets of the multiplying warps, each multiplying the whole
   /// tile on its own (replica r is threads [r, r + 1) x replicaThreads).
+  /// `clusterBlocks`: blocks launched together in a cluster (along x).
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
            int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
            bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {},
            int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0,
-           int64_t replicas = 1);
+           int64_t replicas = 1, int64_t clusterBlocks = 1);
 
   /// The bytes of dynamic shared memory a block with these tiles and
   /// `workspace` asks for (`warpgroup`: it multiplies with wgmma, whose
@@ -236,9 +249,14 @@ public:
   /// `finish(acc)`, the copying ones skip it. Registers move from the
   /// copying warpgroup to the multiplying ones (setmaxnreg): the block
   /// launches with what a thread of 3 warpgroups may have.
+  /// With `tensorCopies`, one thread of the copying warpgroup copies each
+  /// chunk with TMA instead of `fill` (its bytes complete the stage's `full`
+  /// mbarrier), and a stage is free once every multiplying warp of the
+  /// cluster is done with it.
   void accumulateSpecialized(Value numChunks, const ChunkFill &fill,
                              StageBarriers &barriers,
-                             function_ref<void(ValueRange)> finish);
+                             function_ref<void(ValueRange)> finish,
+                             const TensorCopies *tensorCopies = nullptr);
 
   /// Calls `write(row, column, value)` for every accumulator element of this
   /// thread, with its row and column in the block's output tile.
@@ -346,6 +364,14 @@ private:
   bool aKMajor;
   bool warpgroup;
   int64_t columnWarpgroups;
+  int64_t clusterBlocks;
+  /// Copies stage `stage` of chunk `chunk` with TMA (one thread), its
+  /// bytes counted on `full`.
+  void copyChunkWithTensorMaps(const TensorCopies &copies, Value chunk,
+                               Value stage, Value full);
+  /// Frees `stage` for the copying warps of every block of the cluster:
+  /// lane 0 of each multiplying warp arrives on each block's `empty`.
+  void releaseStageInCluster(StageBarriers &barriers, Value stage);
   /// Columns a warpgroup multiplies.
   int64_t warpgroupN() const { return shape.n / columnWarpgroups; }
   /// warp: the warp within its warpgroup.

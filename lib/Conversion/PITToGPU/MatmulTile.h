@@ -66,6 +66,10 @@ struct MatmulTile {
   int64_t sharedBytesPerBlock = 0;
   /// Whether a wgmma block that copies whole chunks is warp-specialised.
   bool specialize = false;
+  /// Whether a warp-specialised dense block copies with TMA, and the blocks
+  /// of a cluster that share B's chunks then.
+  bool tensorCopies = false;
+  int64_t clusterBlocks = 1;
 };
 
 /// Why an STile gathered along m cannot run its `panel` (empty if it can).

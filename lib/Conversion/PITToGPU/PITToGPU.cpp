@@ -470,7 +470,14 @@ void coalesceDeviceAllocations(RewriterBase &rewriter, func::FuncOp func) {
     bytes += llvm::alignTo(memrefBytes(alloc.getType()), kArenaAlignment);
   }
   Location loc = func.getLoc();
-  rewriter.setInsertionPointToStart(&entry);
+  // Where the first of them was (all are in the entry block): after the
+  // host work that must come before any device work (the tensor maps of
+  // buildTensorMapAtEntry; a host op after a device op gets a wait).
+  gpu::AllocOp first = *llvm::min_element(
+      allocs, [](gpu::AllocOp x, gpu::AllocOp y) {
+        return x->isBeforeInBlock(y);
+      });
+  rewriter.setInsertionPoint(first);
   Value arena =
       gpu::AllocOp::create(rewriter, loc,
                            MemRefType::get({bytes}, rewriter.getI8Type()),
@@ -532,7 +539,8 @@ struct ConvertPITToGPUPass
       MmaKernelOptions mmaOptions{mmaBlockColumns, mmaChunk, mmaStages,
                                   hasVectorAtomics(chip),
                                   hasWarpgroupMma(chip),
-                                  sharedBytesPerBlock(chip), mmaSpecialize};
+                                  sharedBytesPerBlock(chip), mmaSpecialize,
+                                  mmaTensorCopies, mmaClusterBlocks};
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.

@@ -42,6 +42,10 @@ struct MmaKernelOptions {
   int64_t sharedBytesPerBlock = 48 * 1024;
   /// Whether wgmma blocks that copy whole chunks are warp-specialised.
   bool specialize = true;
+  /// Whether warp-specialised dense blocks copy with TMA, and in clusters of
+  /// how many blocks, which share B's chunks.
+  bool tensorCopies = true;
+  int64_t clusterBlocks = 1;
 };
 
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32

@@ -4,45 +4,110 @@
 // f32), a third one copies: 384 threads, 4 stages of the 128 x 64 A tile and
 // four 64 x 64 blocks of B, and each stage's full and empty mbarriers, in
 // dynamic shared memory. The copying warpgroup gives registers to the
-// multiplying ones; it waits for a stage to be empty from chunk 4 on, and
-// each lane's copies arrive on the stage's full mbarrier as they land. The
-// multiplying warps wait for it, fence for wgmma's async proxy, and free
-// chunk c - 1's stage once chunk c is issued (at most one group in flight).
+// multiplying ones. The multiplying warps wait for a chunk to land and free
+// chunk c - 1's stage once chunk c is issued (one group in flight).
+//
+// A and B are the function's arguments: their tensor maps (TMA descriptors)
+// are asked for at the function's entry (A in boxes of 128 x 64, B of 64 x
+// 64). One thread copies each chunk: it expects the stage's 48 KiB (A 16
+// KiB, B 32 KiB) on the full mbarrier and copies A's tile and B's four
+// blocks; lane 0 of each multiplying warp frees a stage (8 arrivals a
+// phase).
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s
+// In clusters of 2 blocks along m: each copies its half of B's blocks into
+// both (multicast mask 3), frees a stage in both (16 arrivals a phase), and
+// the blocks of a cluster meet after setting up their mbarriers and before
+// they leave.
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-cluster-blocks=2" 2>/dev/null | FileCheck %s --check-prefix=CLUSTER
+// With cp.async instead: every lane of the copying warpgroup copies its
+// share, its copies arriving on the full mbarrier as they land.
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-tensor-copies=false" 2>/dev/null | FileCheck %s --check-prefix=CPASYNC
 // Without specialisation: 256 threads, 3 stages, a block barrier a chunk.
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-specialize=false" 2>/dev/null | FileCheck %s --check-prefix=PLAIN
 
+// CHECK: func.func private @pitCudaTensorMap2D(i64, i64, i64, i64, i64) -> i64
+// CHECK: func.func @dense(%[[A:.+]]: memref<256x256xf16>, %[[B:.+]]: memref<256x512xf16>
+// CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[B]]
+// CHECK:   call @pitCudaTensorMap2D(%{{.+}}, %c256_i64, %c512_i64, %c64_i64, %c64_i64{{.*}})
+// CHECK:   memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK:   call @pitCudaTensorMap2D(%{{.+}}, %c256_i64{{.*}}, %c256_i64{{.*}}, %c128_i64, %c64_i64{{.*}})
+// CHECK:   gpu.alloc
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
 // CHECK:   memref.view {{.+}} to memref<4x128x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   memref.view {{.+}} to memref<4x4x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   memref.view {{.+}} to memref<8xi64, #gpu.address_space<workgroup>>
 // The second warpgroup's rows of A start 64 rows (8192 bytes) further.
 // CHECK:   %[[WARPGROUP:[0-9]+]] = arith.divui %arg{{[0-9]+}}, %c128
-// CHECK:   nvvm.mbarrier.init %{{.+}}, %c128_i32
-// CHECK:   nvvm.mbarrier.init %{{.+}}, %c256_i32
+// CHECK:   nvvm.mbarrier.init %{{.+}}, %c1_i32
+// CHECK:   nvvm.mbarrier.init %{{.+}}, %c8_i32
+// CHECK-NOT: nvvm.cluster
 // CHECK:   gpu.barrier
-// CHECK:   %[[COPYING:.+]] = arith.cmpi uge, %arg{{[0-9]+}}, %c256
-// CHECK:   scf.if %[[COPYING]] {
+// CHECK:   %[[COPIER:.+]] = arith.cmpi uge, %arg{{[0-9]+}}, %c256
+// CHECK:   scf.if %[[COPIER]] {
 // CHECK:     nvvm.setmaxregister  decrease 104
-// CHECK:     scf.for
-// CHECK:       arith.cmpi uge, %{{.+}}, %c4
-// CHECK:       nvvm.mbarrier.try_wait.parity
-// CHECK:       nvgpu.device_async_copy
-// CHECK:       nvvm.cp.async.mbarrier.arrive %{{.+}} {noinc = true}
+// CHECK:     scf.if
+// CHECK:       scf.for
+// CHECK:         arith.cmpi uge, %{{.+}}, %c4
+// CHECK:         nvvm.mbarrier.try_wait.parity
+// CHECK:         nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// CHECK:         %[[TILEA:.+]] = nvvm.mapa
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %[[TILEA]], %{{.+}}, %{{.+}}, box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NOT:     multicast_mask
 // CHECK:   } else {
 // CHECK:     nvvm.setmaxregister  increase 200
 // CHECK:     llvm.mlir.zero : !llvm.struct<(f32
 // CHECK:     scf.for
 // CHECK:       nvvm.mbarrier.try_wait.parity
-// CHECK:       nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NOT:   nvvm.fence.proxy
 // CHECK:       arith.muli %[[WARPGROUP]], %c8192
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>
 // CHECK-NOT:   nvvm.wgmma.mma_async
 // CHECK:       nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:       nvvm.mbarrier.arrive
+// CHECK:       nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
 // CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:   gpu.barrier
 // CHECK:   nvvm.mbarrier.inval
+
+// CLUSTER: gpu.launch clusters({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
+// CLUSTER:   nvvm.mbarrier.init %{{.+}}, %c1_i32
+// CLUSTER:   nvvm.mbarrier.init %{{.+}}, %c16_i32
+// CLUSTER:   nvvm.fence.mbarrier.init
+// CLUSTER:   nvvm.cluster.arrive
+// CLUSTER-NEXT: nvvm.cluster.wait
+// CLUSTER:     nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// CLUSTER:     nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
+// CLUSTER-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} multicast_mask = %c3_i16
+// CLUSTER:     nvvm.wgmma.wait.group.sync.aligned 1
+// CLUSTER:     nvvm.mapa %{{.+}}, %c0_i32
+// CLUSTER-NEXT: nvvm.mbarrier.arrive %{{.+}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CLUSTER:     nvvm.mapa %{{.+}}, %c1_i32
+// CLUSTER-NEXT: nvvm.mbarrier.arrive %{{.+}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CLUSTER:   nvvm.cluster.arrive
+// CLUSTER-NEXT: nvvm.cluster.wait
+// CLUSTER:   nvvm.mbarrier.inval
+
+// CPASYNC-NOT: pitCudaTensorMap2D
+// CPASYNC: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
+// CPASYNC:   nvvm.mbarrier.init %{{.+}}, %c128_i32
+// CPASYNC:   nvvm.mbarrier.init %{{.+}}, %c256_i32
+// CPASYNC:   gpu.barrier
+// CPASYNC:   %[[COPIER:.+]] = arith.cmpi uge, %arg{{[0-9]+}}, %c256
+// CPASYNC:   scf.if %[[COPIER]] {
+// CPASYNC:     nvvm.setmaxregister  decrease 104
+// CPASYNC:     scf.for
+// CPASYNC:       nvvm.mbarrier.try_wait.parity
+// CPASYNC:       nvgpu.device_async_copy
+// CPASYNC:       nvvm.cp.async.mbarrier.arrive %{{.+}} {noinc = true}
+// CPASYNC:   } else {
+// CPASYNC:     nvvm.setmaxregister  increase 200
+// CPASYNC:       nvvm.mbarrier.try_wait.parity
+// CPASYNC:       nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CPASYNC-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>
+// CPASYNC:       nvvm.wgmma.wait.group.sync.aligned 1
+// CPASYNC:       nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
+// CPASYNC:   gpu.barrier
+// CPASYNC:   nvvm.mbarrier.inval
 
 // PLAIN: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c256{{.*}}, {{.+}}) dynamic_shared_memory_size %c148464_i32
 // PLAIN:   memref.view {{.+}} to memref<3x128x64xf16, #gpu.address_space<workgroup>>
