@@ -96,8 +96,14 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     copied in. Such blocks whose chunks are copied whole (one tile a block)
     are warp-specialised (`mma-specialize`): a third warpgroup copies up to 4
     chunks ahead, each stage's `full` and `empty` mbarriers pacing it
-    against the multiplying warpgroups, which hand it registers with
-    `setmaxnreg`; no block barrier a chunk.
+    against the multiplying warpgroups, which it hands registers with
+    `setmaxnreg`; no block barrier a chunk. A dense walk over A and B that
+    the function takes as arguments copies with the Tensor Memory
+    Accelerator (`mma-tensor-copies`): the host code asks the runtime for
+    their tensor maps (`pitCudaTensorMap2D`) at the function's entry, and
+    one thread issues each chunk's copies, whose bytes complete the stage's
+    `full` mbarrier; with `mma-cluster-blocks=2`, the two blocks of a
+    cluster share B's chunks (multicast).
 
     Leaves alone: functions without pit ops.
   }];
