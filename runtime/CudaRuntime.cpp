@@ -328,6 +328,21 @@ PIT_EXPORT void mgpuLaunchClusterKernel(
   launch(function, cluster, grid, block, sharedBytes, stream, params, extra);
 }
 
+PIT_EXPORT int64_t pitCudaMultiprocessorCount() {
+  if (!ready())
+    return 0;
+  static int count = [] {
+    int value = 0;
+    PIT_CHECK(cuDeviceGetAttribute(&value,
+                                   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                   getDevice()->device));
+    return value;
+  }();
+  if (count <= 0)
+    recordError("the device's multiprocessor count is unknown");
+  return count;
+}
+
 PIT_EXPORT uint64_t pitCudaDependentLaunchCount() {
   return dependentLaunches().launches;
 }

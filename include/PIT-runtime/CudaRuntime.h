@@ -49,6 +49,11 @@ void pitCudaClearStream(void);
 /// of marked modules take that path, and no other.
 uint64_t pitCudaDependentLaunchCount(void);
 
+/// The multiprocessors of the device: kernels whose blocks walk their tiles
+/// launch one block for each (the host code asks before the launch). 0,
+/// with an error pending, when the device cannot say.
+int64_t pitCudaMultiprocessorCount(void);
+
 /// The device address of a tensor map (TMA descriptor) of the row-major
 /// rows x columns tensor of 16-bit elements at device address `base` (16-byte
 /// aligned, rows of whole 16 bytes), in boxes of boxRows x boxColumns

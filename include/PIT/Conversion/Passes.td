@@ -102,8 +102,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     Accelerator (`mma-tensor-copies`): the host code asks the runtime for
     their tensor maps (`pitCudaTensorMap2D`) at the function's entry, and
     one thread issues each chunk's copies, whose bytes complete the stage's
-    `full` mbarrier; with `mma-cluster-blocks=2`, the two blocks of a
-    cluster share B's chunks (multicast).
+    `full` mbarrier. Its blocks are persistent: one for each multiprocessor
+    (`pitCudaMultiprocessorCount`, asked at the entry too) walks the tiles,
+    the next tile's first chunks coming in while the last one is written
+    back. With `mma-cluster-blocks=2`, the two blocks of a cluster share B's
+    chunks (multicast), a block a tile.
 
     Leaves alone: functions without pit ops.
   }];

@@ -107,7 +107,8 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    int64_t numTiles, int64_t stages, bool aKMajor,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
                    int64_t columnWarpgroups, int64_t otherWarpgroups,
-                   int64_t replicas, int64_t clusterBlocks)
+                   int64_t replicas, int64_t clusterBlocks,
+                   Value gridBlocks)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
       warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor) &&
@@ -156,7 +157,8 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
               : Value();
   Value clusterX = clusterBlocks > 1 ? k.index(clusterBlocks) : Value();
   launch = gpu::LaunchOp::create(
-      b, loc, k.index(numBlocks), one, one, k.index(numThreads), one, one,
+      b, loc, gridBlocks ? gridBlocks : k.index(numBlocks), one, one,
+      k.index(numThreads), one, one,
       dynamicBytes, nullptr, {},
       dynamic ? TypeRange{} : TypeRange{sharedA, sharedB}, TypeRange{},
       clusterX, clusterX ? one : Value(), clusterX ? one : Value());
@@ -197,7 +199,7 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   inGroup = k.rem(lane, 4);
   warpColumn = k.mul(warp, k.index(shape.n / kMmaWarps));
   blockId = launch.getBlockIds().x;
-  if (numBlocks == numTiles)
+  if (gridBlocks || numBlocks == numTiles)
     return;
   // More tiles than blocks: each block takes every numBlocks-th tile. A
   // barrier ends each tile, so that no warp's copies for the next tile land
@@ -802,16 +804,17 @@ std::pair<Value, Value> BlockMma::fragmentsB(Value stage, int64_t ns,
 constexpr int32_t kCopyingRegisters = 104, kMultiplyingRegisters = 200;
 constexpr int64_t kRegistersPerSM = 65536;
 
-void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
+void BlockMma::accumulateSpecialized(const ChunkFill &fill,
                                      StageBarriers &barriers,
-                                     function_ref<void(ValueRange)> finish,
-                                     const TensorCopies *tensorCopies) {
-  // setmaxnreg runs once a kernel (one tile a block), and pieces staged
-  // through registers would be spread over every thread.
+                                     const TileWalk &walk) {
+  // setmaxnreg runs once a kernel: the tiles are walked here, not by the
+  // block's own loop. Pieces staged through registers would be spread over
+  // every thread.
+  bool tensorCopies = bool(walk.copiesOf);
   assert(warpgroup && stages >= 2 && !fill.load &&
          numThreads == mmaThreads + kMmaThreads &&
          blockId == launch.getBlockIds().x &&
-         "a warp-specialised block of wgmma, one tile a block");
+         "a warp-specialised block of wgmma, walking its own tiles");
   bool moveRegisters = mmaThreads > kMmaThreads;
   assert((!moveRegisters ||
           kCopyingRegisters * kMmaThreads +
@@ -845,14 +848,25 @@ void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
     NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/nullptr);
   };
   syncBlockOrCluster();
+  // Both sides count the uses of the stages across the tiles: chunk c of a
+  // tile whose first chunk is use u0 is use u0 + c.
+  auto walkTiles = [&](function_ref<void(Value tile, Value firstUse)> body) {
+    auto tiles = scf::ForOp::create(b, loc, walk.first, walk.end, walk.step,
+                                    ValueRange{zero});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    Value firstUse = tiles.getRegionIterArgs()[0];
+    body(tiles.getInductionVar(), firstUse);
+    scf::YieldOp::create(b, loc, ValueRange{k.add(firstUse, walk.numChunks)});
+  };
   auto ifCopying = scf::IfOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
                             k.index(mmaThreads)),
       /*withElseRegion=*/true);
   {
-    // The copying warpgroup: chunk c goes into its stage once the
-    // multiplying warps are done with chunk c - stages there.
+    // The copying warpgroup: a chunk goes into its stage once the
+    // multiplying warps are done with the use `stages` before there.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifCopying.thenBlock()->getTerminator());
     if (moveRegisters)
@@ -869,64 +883,80 @@ void BlockMma::accumulateSpecialized(Value numChunks, const ChunkFill &fill,
           /*withElseRegion=*/false);
       b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
     }
-    auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one);
-    b.setInsertionPointToStart(chunks.getBody());
-    Value chunk = chunks.getInductionVar();
-    Value stage = barriers.stageOf(chunk);
-    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, chunk,
-                                    k.index(stages)),
-              [&] {
-                barriers.wait(barriers.empty(stage),
-                              barriers.parity(chunk, 1));
-              });
-    if (tensorCopies) {
-      copyChunkWithTensorMaps(*tensorCopies, chunk, stage,
-                              barriers.full(stage));
-    } else {
-      fill.issue(stage, chunkStart(chunk));
-      NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barriers.full(stage),
-                                            /*noinc=*/true);
-    }
+    walkTiles([&](Value tile, Value firstUse) {
+      std::optional<TensorCopies> copies;
+      if (tensorCopies)
+        copies = walk.copiesOf(tile);
+      auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(chunks.getBody());
+      Value chunk = chunks.getInductionVar();
+      Value use = k.add(firstUse, chunk);
+      Value stage = barriers.stageOf(use);
+      k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, use,
+                                      k.index(stages)),
+                [&] {
+                  barriers.wait(barriers.empty(stage),
+                                barriers.parity(use, 1));
+                });
+      if (copies) {
+        copyChunkWithTensorMaps(*copies, chunk, stage, barriers.full(stage));
+      } else {
+        fill.issue(stage, chunkStart(chunk));
+        NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barriers.full(stage),
+                                              /*noinc=*/true);
+      }
+    });
     copyingTid = tid;
     copyingThreads = numThreads;
   }
   {
-    // The multiplying warpgroups: chunk c is multiplied once it has
-    // landed, left in flight while chunk c + 1 waits; chunk c - 1 is then
-    // done, and its stage free.
+    // The multiplying warpgroups: a chunk is multiplied once it has landed,
+    // left in flight while the next one waits; the one before is then done,
+    // and its stage free. A tile's last chunk is freed before the tile is
+    // written back, so that the next tile's first chunks come in meanwhile.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifCopying.elseBlock()->getTerminator());
     if (moveRegisters)
       NVVM::SetMaxRegisterOp::create(b, loc, kMultiplyingRegisters,
                                      NVVM::SetMaxRegisterAction::increase);
-    auto chunks =
-        scf::ForOp::create(b, loc, zero, numChunks, one, zeroAccumulators());
-    {
-      OpBuilder::InsertionGuard body(b);
-      b.setInsertionPointToStart(chunks.getBody());
-      Value chunk = chunks.getInductionVar();
-      SmallVector<Value> acc(chunks.getRegionIterArgs());
-      Value stage = barriers.stageOf(chunk);
-      // TMA writes through the async proxy that wgmma reads through: no
-      // fence.
+    auto release = [&](Value use) {
+      Value stage = barriers.stageOf(use);
       if (tensorCopies)
-        barriers.wait(barriers.full(stage), barriers.parity(chunk, 0));
+        releaseStageInCluster(barriers, stage);
       else
-        barriers.waitUntilLanded(chunk);
-      multiplyWarpgroup(acc, stage, /*pending=*/1);
-      k.buildIf(k.ult(zero, chunk), [&] {
-        Value previous =
-            barriers.stageOf(arith::SubIOp::create(b, loc, chunk, one));
+        NVVM::MBarrierArriveOp::create(b, loc, Type(), barriers.empty(stage),
+                                       Value());
+    };
+    walkTiles([&](Value tile, Value firstUse) {
+      auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one,
+                                       zeroAccumulators());
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(chunks.getBody());
+        Value chunk = chunks.getInductionVar();
+        Value use = k.add(firstUse, chunk);
+        SmallVector<Value> acc(chunks.getRegionIterArgs());
+        // TMA writes through the async proxy that wgmma reads through: no
+        // fence.
         if (tensorCopies)
-          releaseStageInCluster(barriers, previous);
+          barriers.wait(barriers.full(barriers.stageOf(use)),
+                        barriers.parity(use, 0));
         else
-          NVVM::MBarrierArriveOp::create(b, loc, Type(),
-                                         barriers.empty(previous), Value());
+          barriers.waitUntilLanded(use);
+        multiplyWarpgroup(acc, barriers.stageOf(use), /*pending=*/1);
+        k.buildIf(k.ult(zero, chunk), [&] {
+          release(arith::SubIOp::create(b, loc, use, one));
+        });
+        scf::YieldOp::create(b, loc, acc);
+      }
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      k.buildIf(k.ult(zero, walk.numChunks), [&] {
+        release(k.add(firstUse,
+                      arith::SubIOp::create(b, loc, walk.numChunks, one)));
       });
-      scf::YieldOp::create(b, loc, acc);
-    }
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    finish(chunks.getResults());
+      walk.finish(tile, chunks.getResults());
+    });
   }
   // No block leaves while another of its cluster may still arrive on its
   // mbarriers.

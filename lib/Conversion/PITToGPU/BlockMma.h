@@ -86,16 +86,28 @@ private:
   int64_t stages;
 };
 
-/// Where a warp-specialised block copies its chunks from with the Tensor
-/// Memory Accelerator (TMA) instead of cp.async, for a dense walk over k:
-/// the device addresses (i64) of tensor maps of A, in boxes of the tile's
-/// m rows x 64, and of B, in boxes of 64 x 64 (pitCudaTensorMap2D), and the
-/// tile's first row of A and column of B. The blocks of a cluster share
-/// B's chunks: each copies its share of the 64-column blocks into all of
-/// them (multicast).
+/// Where a warp-specialised block copies a tile's chunks from with the
+/// Tensor Memory Accelerator (TMA) instead of cp.async, for a dense walk
+/// over k: the device addresses (i64) of tensor maps of A, in boxes of the
+/// tile's m rows x 64, and of B, in boxes of 64 x 64 (pitCudaTensorMap2D),
+/// and the tile's first row of A and column of B. The blocks of a cluster
+/// share B's chunks: each copies its share of the 64-column blocks into all
+/// of them (multicast).
 struct TensorCopies {
   Value mapA, mapB;
   Value m0, n0;
+};
+
+/// The tiles a warp-specialised block takes, in turn: first, first + step,
+/// ... below end, each of `numChunks` chunks of k. `copiesOf(tile)`: where
+/// TMA copies a tile's chunks from (null: the block's ChunkFill copies
+/// them, and the block takes one tile). `finish(tile, acc)`: the
+/// multiplying warps' write-back of a tile's accumulators.
+struct TileWalk {
+  Value first, end, step;
+  Value numChunks;
+  function_ref<TensorCopies(Value)> copiesOf = nullptr;
+  function_ref<void(Value, ValueRange)> finish;
 };
 
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
@@ -155,11 +167,14 @@ public:
   /// `replicas`: sets of the multiplying warps, each multiplying the whole
   /// tile on its own (replica r is threads [r, r + 1) x replicaThreads).
   /// `clusterBlocks`: blocks launched together in a cluster (along x).
+  /// `gridBlocks`: a launch of that many blocks (a host value) instead,
+  /// whose tiles the kernel walks itself (TileWalk).
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
            int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
            bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {},
            int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0,
-           int64_t replicas = 1, int64_t clusterBlocks = 1);
+           int64_t replicas = 1, int64_t clusterBlocks = 1,
+           Value gridBlocks = Value());
 
   /// The bytes of dynamic shared memory a block with these tiles and
   /// `workspace` asks for (`warpgroup`: it multiplies with wgmma, whose
@@ -242,21 +257,19 @@ public:
 
   /// accumulateChunks in a warp-specialised block (built with
   /// `otherWarpgroups` = 1 and `barriers` in its workspace; wgmma, chunks
-  /// copied whole, one tile a block): the last warpgroup copies chunk after
-  /// chunk into the stages as they are freed, while the multiplying
-  /// warpgroups multiply each chunk as it lands and free its stage, without
-  /// a block barrier a chunk. The multiplying warps then call
-  /// `finish(acc)`, the copying ones skip it. Registers move from the
-  /// copying warpgroup to the multiplying ones (setmaxnreg): the block
-  /// launches with what a thread of 3 warpgroups may have.
-  /// With `tensorCopies`, one thread of the copying warpgroup copies each
-  /// chunk with TMA instead of `fill` (its bytes complete the stage's `full`
-  /// mbarrier), and a stage is free once every multiplying warp of the
-  /// cluster is done with it.
-  void accumulateSpecialized(Value numChunks, const ChunkFill &fill,
-                             StageBarriers &barriers,
-                             function_ref<void(ValueRange)> finish,
-                             const TensorCopies *tensorCopies = nullptr);
+  /// copied whole) over the tiles of `walk`: the last warpgroup copies
+  /// chunk after chunk into the stages as they are freed, tile after tile,
+  /// while the multiplying warpgroups multiply each chunk as it lands and
+  /// free its stage, without a block barrier a chunk, and write each tile
+  /// back (`walk.finish`) while the next one's first chunks come in.
+  /// Registers move from the copying warpgroup to the multiplying ones
+  /// (setmaxnreg): the block launches with what a thread of 3 warpgroups
+  /// may have. With `walk.copiesOf`, one thread of the copying warpgroup
+  /// copies each chunk with TMA instead of `fill` (its bytes complete the
+  /// stage's `full` mbarrier), and a stage is free once every multiplying
+  /// warp of the cluster is done with it.
+  void accumulateSpecialized(const ChunkFill &fill, StageBarriers &barriers,
+                             const TileWalk &walk);
 
   /// Calls `write(row, column, value)` for every accumulator element of this
   /// thread, with its row and column in the block's output tile.

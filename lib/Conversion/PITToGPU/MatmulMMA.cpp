@@ -52,6 +52,40 @@ bool isEntryArgument(Value value) {
          isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
 }
 
+/// Declares the runtime's function `name` of `type` in the module of the
+/// function whose entry block is `entry`, unless it is there.
+void declareRuntimeFunction(OpBuilder &b, Location loc, Block *entry,
+                            StringRef name, FunctionType type) {
+  auto module = entry->getParentOp()->getParentOfType<ModuleOp>();
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  func::FuncOp::create(b, loc, name, type).setPrivate();
+}
+
+/// The device's multiprocessors (index): a call of the runtime's
+/// pitCudaMultiprocessorCount at the start of `entry`, made once.
+Value buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
+                                      Block *entry) {
+  constexpr StringLiteral kName = "pitCudaMultiprocessorCount";
+  declareRuntimeFunction(b, loc, entry, kName,
+                         b.getFunctionType({}, {b.getI64Type()}));
+  OpBuilder::InsertionGuard guard(b);
+  Value count;
+  for (auto call : entry->getOps<func::CallOp>())
+    if (call.getCallee() == kName)
+      count = call.getResult(0);
+  if (!count) {
+    b.setInsertionPointToStart(entry);
+    count = func::CallOp::create(b, loc, kName, TypeRange{b.getI64Type()},
+                                 ValueRange{})
+                .getResult(0);
+  }
+  b.setInsertionPointAfterValue(count);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
+}
+
 /// The device address (i64) of the tensor map of `tensor` (a 2-D row-major
 /// f16/bf16 memref, an argument of the function) in boxes of boxRows x
 /// boxColumns: a call of the runtime's pitCudaTensorMap2D at the function's
@@ -61,16 +95,10 @@ Value buildTensorMapAtEntry(OpBuilder &b, Location loc, Value tensor,
                             int64_t boxRows, int64_t boxColumns) {
   constexpr StringLiteral kName = "pitCudaTensorMap2D";
   Block *entry = cast<BlockArgument>(tensor).getOwner();
-  Operation *function = entry->getParentOp();
-  auto module = function->getParentOfType<ModuleOp>();
   Type i64 = b.getI64Type();
   OpBuilder::InsertionGuard guard(b);
-  if (!module.lookupSymbol(kName)) {
-    b.setInsertionPointToStart(module.getBody());
-    auto declaration = func::FuncOp::create(
-        b, loc, kName, b.getFunctionType(SmallVector<Type>(5, i64), {i64}));
-    declaration.setPrivate();
-  }
+  declareRuntimeFunction(b, loc, entry, kName,
+                         b.getFunctionType(SmallVector<Type>(5, i64), {i64}));
   auto type = cast<MemRefType>(tensor.getType());
   int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
   for (auto call : entry->getOps<func::CallOp>()) {
@@ -373,7 +401,8 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   }
   // A dense walk over A and B that the function takes as arguments copies
   // its chunks with TMA (one thread issues them; 4096^3 f16 on an H100:
-  // 195 us, 220 with cp.async), optionally in clusters of blocks of
+  // 195 us, 220 with cp.async; 187 with the persistent blocks below),
+  // optionally in clusters of blocks of
   // neighbouring rows that share B's chunks (multicast; cuBLAS's kernel
   // does so, but ours took twice as long: mma-cluster-blocks is 1 by
   // default). The tensor maps are asked for at the function's entry,
@@ -387,33 +416,47 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       t.numSegments % clusterBlocks == 0;
   if (!tensorCopies)
     clusterBlocks = 1;
-  TensorCopies copies;
+  Value mapA, mapB, gridBlocks;
   if (tensorCopies) {
-    copies.mapA = buildTensorMapAtEntry(b, loc, t.a, s.m, s.k);
-    copies.mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleElements);
+    mapA = buildTensorMapAtEntry(b, loc, t.a, s.m, s.k);
+    mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleElements);
   }
+  // Without clusters, a block for each multiprocessor walks the tiles: the
+  // next tile's first chunks come in while the last one is written back.
+  bool persistent = tensorCopies && clusterBlocks == 1;
+  if (persistent)
+    gridBlocks = arith::MinUIOp::create(
+        b, loc, k.index(numTiles),
+        buildMultiprocessorCountAtEntry(
+            b, loc, cast<BlockArgument>(t.a).getOwner()));
   BlockMma mma(b, loc, s, numTiles, stages, aKMajor, warpgroupMma, workspace,
                /*columnWarpgroups=*/1, /*otherWarpgroups=*/specialized ? 1 : 0,
-               /*replicas=*/1, clusterBlocks);
+               /*replicas=*/1, clusterBlocks, gridBlocks);
 
-  // The blocks of a cluster take neighbouring row blocks of one n tile.
-  Value tileOfBlock = mma.blockId;
-  if (clusterBlocks > 1) {
-    Value cluster = k.div(mma.blockId, clusterBlocks);
-    tileOfBlock =
+  // Tile `tile`'s segment and its first row and column. The blocks of a
+  // cluster take neighbouring row blocks of one n tile.
+  struct TileOrigin {
+    Value segment, m0, n0;
+  };
+  auto originOf = [&](Value tile) {
+    Value cluster = k.div(tile, clusterBlocks);
+    Value ordered =
         k.add(k.mul(k.div(cluster, nTiles), k.index(clusterBlocks * nTiles)),
-              k.add(k.mul(k.rem(mma.blockId, clusterBlocks), k.index(nTiles)),
+              k.add(k.mul(k.rem(tile, clusterBlocks), k.index(nTiles)),
                     k.rem(cluster, nTiles)));
-  }
-  Value segment = k.div(tileOfBlock, nTiles);
-  // Segments are numbered (batch, row block), row-major, as pit.detect does.
-  Value m0 = k.mul(k.rem(segment, m / s.m), k.index(s.m));
+    Value segment = k.div(ordered, nTiles);
+    // Segments are numbered (batch, row block), row-major, as pit.detect
+    // does.
+    return TileOrigin{segment, k.mul(k.rem(segment, m / s.m), k.index(s.m)),
+                      k.mul(k.rem(ordered, nTiles), k.index(s.n))};
+  };
+  TileOrigin origin = originOf(mma.blockId);
+  Value segment = origin.segment, m0 = origin.m0, n0 = origin.n0;
   Value batch = k.div(segment, m / s.m);
   auto at = [&](Value row, Value column) {
     return t.batched ? SmallVector<Value>{batch, row, column}
                      : SmallVector<Value>{row, column};
   };
-  Value n0 = k.mul(k.rem(tileOfBlock, nTiles), k.index(s.n));
   Value count = t.positions ? loadCount(k, t.counts, segment)
                             : k.index(capacity);
   Value numChunks =
@@ -489,7 +532,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // bytes of f32: the 4 threads of a group then fill whole 32-byte sectors
   // with one instruction, instead of half of each with two). An f16 C gets
   // the f32 sums rounded once, here.
-  auto storeTile = [&](ValueRange acc) {
+  auto storeTile = [&](ValueRange acc, Value tileM0, Value tileN0) {
     auto cType = cast<MemRefType>(t.c.getType());
     auto pairType = VectorType::get({2}, b.getF32Type());
     auto cPairType = VectorType::get({2}, t.outputType);
@@ -515,7 +558,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       auto pack = [&](Value row, Value column, Value first, Value second) {
         Value word = vector::BitCastOp::create(
             b, loc, VectorType::get({1}, b.getI32Type()),
-            pairForC(at(k.add(m0, row), k.add(n0, column)), first, second));
+            pairForC(at(k.add(tileM0, row), k.add(tileN0, column)), first, second));
         return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0})
             .getResult();
       };
@@ -526,7 +569,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
                 b, loc, VectorType::get({4}, b.getI32Type()), packed);
             vector::StoreOp::create(
                 b, loc, vector::BitCastOp::create(b, loc, runType, words), t.c,
-                at(k.add(m0, row), k.add(n0, column)), /*nontemporal=*/false,
+                at(k.add(tileM0, row), k.add(tileN0, column)), /*nontemporal=*/false,
                 runAlignment);
           });
       return;
@@ -534,7 +577,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     if (cType.getLayout().isIdentity()) {
       mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
                                           Value second) {
-        SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
+        SmallVector<Value> indices = at(k.add(tileM0, row), k.add(tileN0, column));
         vector::StoreOp::create(b, loc, pairForC(indices, first, second), t.c,
                                 indices, /*nontemporal=*/false, pairAlignment);
       });
@@ -542,7 +585,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     }
     // Strided C: element by element.
     mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
-      SmallVector<Value> indices = at(k.add(m0, row), k.add(n0, column));
+      SmallVector<Value> indices = at(k.add(tileM0, row), k.add(tileN0, column));
       if (!t.zeroFill) {
         Value old = memref::LoadOp::create(b, loc, t.c, indices);
         value = arith::AddFOp::create(b, loc, k.widenToF32(old), value);
@@ -553,13 +596,29 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   };
   if (specialized) {
     StageBarriers barriers(k, mma.workspace[0], stages);
-    copies.m0 = m0;
-    copies.n0 = n0;
-    mma.accumulateSpecialized(numChunks, fill, barriers, storeTile,
-                              tensorCopies ? &copies : nullptr);
+    auto copiesOf = [&](Value tile) {
+      TileOrigin walked = originOf(tile);
+      return TensorCopies{mapA, mapB, walked.m0, walked.n0};
+    };
+    auto finish = [&](Value tile, ValueRange acc) {
+      if (!persistent)
+        return storeTile(acc, m0, n0);
+      TileOrigin walked = originOf(tile);
+      storeTile(acc, walked.m0, walked.n0);
+    };
+    TileWalk walk{mma.blockId, k.add(mma.blockId, k.index(1)), k.index(1),
+                  numChunks};
+    if (persistent) {
+      walk.end = k.index(numTiles);
+      walk.step = mma.launch.getGridSize().x;
+    }
+    if (tensorCopies)
+      walk.copiesOf = copiesOf;
+    walk.finish = finish;
+    mma.accumulateSpecialized(fill, barriers, walk);
     return;
   }
-  storeTile(mma.accumulateChunks(numChunks, fill));
+  storeTile(mma.accumulateChunks(numChunks, fill), m0, n0);
 }
 
 /// Gathered along m: a block per (k segment, n tile, tile of gathered rows)

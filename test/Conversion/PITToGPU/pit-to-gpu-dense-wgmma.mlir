@@ -9,15 +9,17 @@
 //
 // A and B are the function's arguments: their tensor maps (TMA descriptors)
 // are asked for at the function's entry (A in boxes of 128 x 64, B of 64 x
-// 64). One thread copies each chunk: it expects the stage's 48 KiB (A 16
-// KiB, B 32 KiB) on the full mbarrier and copies A's tile and B's four
-// blocks; lane 0 of each multiplying warp frees a stage (8 arrivals a
-// phase).
+// 64), and so is the device's multiprocessor count: a block for each (at
+// most one a tile) walks the tiles, tile t + grid after tile t. One thread
+// copies each chunk: it expects the stage's 48 KiB (A 16 KiB, B 32 KiB) on
+// the full mbarrier and copies A's tile and B's four blocks; lane 0 of
+// each multiplying warp frees a stage (8 arrivals a phase), a tile's last
+// one before the tile is written back.
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s
-// In clusters of 2 blocks along m: each copies its half of B's blocks into
-// both (multicast mask 3), frees a stage in both (16 arrivals a phase), and
-// the blocks of a cluster meet after setting up their mbarriers and before
-// they leave.
+// In clusters of 2 blocks along m (a block a tile): each copies its half of
+// B's blocks into both (multicast mask 3), frees a stage in both (16
+// arrivals a phase), and the blocks of a cluster meet after setting up
+// their mbarriers and before they leave.
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-cluster-blocks=2" 2>/dev/null | FileCheck %s --check-prefix=CLUSTER
 // With cp.async instead: every lane of the copying warpgroup copies its
 // share, its copies arriving on the full mbarrier as they land.
@@ -25,14 +27,18 @@
 // Without specialisation: 256 threads, 3 stages, a block barrier a chunk.
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-specialize=false" 2>/dev/null | FileCheck %s --check-prefix=PLAIN
 
+// CHECK: func.func private @pitCudaMultiprocessorCount() -> i64
 // CHECK: func.func private @pitCudaTensorMap2D(i64, i64, i64, i64, i64) -> i64
 // CHECK: func.func @dense(%[[A:.+]]: memref<256x256xf16>, %[[B:.+]]: memref<256x512xf16>
+// CHECK-NEXT: %[[SMS:.+]] = call @pitCudaMultiprocessorCount()
+// CHECK-NEXT: %[[SMS_INDEX:.+]] = arith.index_cast %[[SMS]] : i64 to index
 // CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK:   call @pitCudaTensorMap2D(%{{.+}}, %c256_i64, %c512_i64, %c64_i64, %c64_i64{{.*}})
 // CHECK:   memref.extract_aligned_pointer_as_index %[[A]]
 // CHECK:   call @pitCudaTensorMap2D(%{{.+}}, %c256_i64{{.*}}, %c256_i64{{.*}}, %c128_i64, %c64_i64{{.*}})
 // CHECK:   gpu.alloc
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
+// CHECK:   %[[GRID:.+]] = arith.minui %c4{{.*}}, %[[SMS_INDEX]]
+// CHECK: gpu.launch blocks(%[[BLOCK:[^,]+]], {{.+}}) in (%[[GRIDDIM:[^ ]+]] = %[[GRID]], {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
 // CHECK:   memref.view {{.+}} to memref<4x128x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   memref.view {{.+}} to memref<4x4x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   memref.view {{.+}} to memref<8xi64, #gpu.address_space<workgroup>>
@@ -46,6 +52,7 @@
 // CHECK:   scf.if %[[COPIER]] {
 // CHECK:     nvvm.setmaxregister  decrease 104
 // CHECK:     scf.if
+// CHECK:       scf.for %{{.+}} = %[[BLOCK]] to %c4{{.*}} step %[[GRIDDIM]] iter_args
 // CHECK:       scf.for
 // CHECK:         arith.cmpi uge, %{{.+}}, %c4
 // CHECK:         nvvm.mbarrier.try_wait.parity
@@ -56,6 +63,7 @@
 // CHECK-NOT:     multicast_mask
 // CHECK:   } else {
 // CHECK:     nvvm.setmaxregister  increase 200
+// CHECK:     scf.for %{{.+}} = %[[BLOCK]] to %c4{{.*}} step %[[GRIDDIM]] iter_args
 // CHECK:     llvm.mlir.zero : !llvm.struct<(f32
 // CHECK:     scf.for
 // CHECK:       nvvm.mbarrier.try_wait.parity
@@ -66,9 +74,12 @@
 // CHECK:       nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:       nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
 // CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:     nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
+// CHECK:     vector.store
 // CHECK:   gpu.barrier
 // CHECK:   nvvm.mbarrier.inval
 
+// CLUSTER-NOT: pitCudaMultiprocessorCount
 // CLUSTER: gpu.launch clusters({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
 // CLUSTER:   nvvm.mbarrier.init %{{.+}}, %c1_i32
 // CLUSTER:   nvvm.mbarrier.init %{{.+}}, %c16_i32
