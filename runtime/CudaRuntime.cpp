@@ -331,15 +331,20 @@ PIT_EXPORT void mgpuLaunchClusterKernel(
 PIT_EXPORT int64_t pitCudaMultiprocessorCount() {
   if (!ready())
     return 0;
-  static int count = [] {
-    int value = 0;
-    PIT_CHECK(cuDeviceGetAttribute(&value,
-                                   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                   getDevice()->device));
-    return value;
-  }();
-  if (count <= 0)
-    recordError("the device's multiprocessor count is unknown");
+  // Kept once known; a failed query is asked again next time.
+  static std::atomic<int> known{0};
+  int count = known.load();
+  if (count > 0)
+    return count;
+  if (!PIT_CHECK(cuDeviceGetAttribute(
+          &count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+          getDevice()->device)))
+    return 0;
+  if (count <= 0) {
+    recordError("the device reports no multiprocessors");
+    return 0;
+  }
+  known.store(count);
   return count;
 }
 
@@ -501,10 +506,10 @@ PIT_EXPORT void mgpuSetDefaultDevice(int32_t /*ordinal*/) {
 namespace {
 
 /// The tensor maps (TMA descriptors) of the kernels' tile copies live in
-/// device memory, each in a slot of a buffer allocated once, and are
-/// encoded once for each tensor and box: a call finds its maps there (the
-/// same tensors come back call after call) and only a new one costs an
-/// encoding and a copy, stream-ordered, from pinned memory.
+/// device memory, each in a slot of a buffer, and are encoded once for each
+/// tensor and box: a call finds its maps there (the same tensors come back
+/// call after call) and only a new one costs an encoding and a copy,
+/// stream-ordered, from pinned memory.
 constexpr int kTensorMapSlots = 1024;
 
 struct TensorMapKey {
@@ -526,21 +531,28 @@ struct TensorMapKeyHash {
   }
 };
 
-/// A map in its slot: the stream its copy to the device went on, and an
-/// event after that copy, which work on another stream waits for.
+/// A map in its slot: its device address, the stream its copy went on,
+/// and an event after that copy, which work on another stream waits for
+/// until it has passed (`settled`).
 struct TensorMapSlot {
-  int index = 0;
+  CUdeviceptr address = 0;
   CUstream copiedOn = nullptr;
   CUevent copied = nullptr;
+  bool settled = false;
 };
 
+/// The slots of the maps in use. A full buffer is not rewritten: a kernel
+/// still queued, or the current call itself, may hold one of its maps, and
+/// waiting for the device would stall every stream (and break a stream
+/// capture). A new buffer takes the next maps; the old ones stay, 256 KiB
+/// (device and pinned) for every kTensorMapSlots distinct maps a process
+/// makes.
 struct TensorMaps {
   std::mutex mutex;
   CUdeviceptr device = 0;
   CUtensorMap *staging = nullptr;
-  CUevent events[kTensorMapSlots] = {};
+  int used = kTensorMapSlots;
   std::unordered_map<TensorMapKey, TensorMapSlot, TensorMapKeyHash> slots;
-  int used = 0;
 };
 
 /// Never destroyed, like the dependent-launch records: kernel libraries may
@@ -548,6 +560,23 @@ struct TensorMaps {
 TensorMaps &tensorMaps() {
   static TensorMaps *maps = new TensorMaps;
   return *maps;
+}
+
+/// A fresh buffer of slots for `maps`, or false with an error pending.
+bool startTensorMapBuffer(TensorMaps &maps) {
+  CUdeviceptr device = 0;
+  void *staging = nullptr;
+  size_t bytes = kTensorMapSlots * sizeof(CUtensorMap);
+  if (!PIT_CHECK(cuMemAlloc(&device, bytes)))
+    return false;
+  if (!PIT_CHECK(cuMemAllocHost(&staging, bytes))) {
+    checkRelease(cuMemFree(device), "cuMemFree(device)");
+    return false;
+  }
+  maps.device = device;
+  maps.staging = static_cast<CUtensorMap *>(staging);
+  maps.used = 0;
+  return true;
 }
 
 } // namespace
@@ -559,32 +588,28 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
     return 0;
   TensorMaps &maps = tensorMaps();
   std::lock_guard<std::mutex> lock(maps.mutex);
-  if (!maps.device &&
-      !(PIT_CHECK(cuMemAlloc(&maps.device,
-                             kTensorMapSlots * sizeof(CUtensorMap))) &&
-        PIT_CHECK(cuMemAllocHost(reinterpret_cast<void **>(&maps.staging),
-                                 kTensorMapSlots * sizeof(CUtensorMap)))))
-    return 0;
   TensorMapKey key{base, rows, columns, boxRows, boxColumns};
   CUstream stream = mgpuStreamCreate();
   auto found = maps.slots.find(key);
   if (found != maps.slots.end()) {
-    const TensorMapSlot &slot = found->second;
-    // Copied on another stream: this one's work waits for that copy.
-    if (slot.copiedOn != stream &&
-        !PIT_CHECK(cuStreamWaitEvent(stream, slot.copied, /*flags=*/0)))
-      return 0;
-    return maps.device + slot.index * sizeof(CUtensorMap);
+    TensorMapSlot &slot = found->second;
+    // Copied on another stream and maybe not yet done: this one's work
+    // waits for that copy.
+    if (!slot.settled && slot.copiedOn != stream) {
+      CUresult done = cuEventQuery(slot.copied);
+      if (done == CUDA_SUCCESS) {
+        slot.settled = true;
+      } else if (done != CUDA_ERROR_NOT_READY) {
+        check(done, "cuEventQuery(slot.copied)");
+        return 0;
+      } else if (!PIT_CHECK(cuStreamWaitEvent(stream, slot.copied, 0))) {
+        return 0;
+      }
+    }
+    return slot.address;
   }
-  // All slots taken: start over. A kernel still queued may read the slot
-  // about to be rewritten, and its copy from the pinned slot may still be
-  // pending: wait for the device (once every kTensorMapSlots new maps).
-  if (maps.used == kTensorMapSlots) {
-    if (!PIT_CHECK(cuCtxSynchronize()))
-      return 0;
-    maps.slots.clear();
-    maps.used = 0;
-  }
+  if (maps.used == kTensorMapSlots && !startTensorMapBuffer(maps))
+    return 0;
   int index = maps.used;
   // Row-major 16-bit elements (f16 and bf16 copy alike), dimensions and
   // boxes innermost first; rows of boxColumns x 2 = 128 bytes, swizzled
@@ -595,21 +620,21 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
   cuuint32_t box[2] = {static_cast<cuuint32_t>(boxColumns),
                        static_cast<cuuint32_t>(boxRows)};
   cuuint32_t elementStrides[2] = {1, 1};
-  CUevent &copied = maps.events[index];
-  CUdeviceptr address = maps.device + index * sizeof(CUtensorMap);
+  TensorMapSlot slot;
+  slot.address = maps.device + index * sizeof(CUtensorMap);
+  slot.copiedOn = stream;
   if (!PIT_CHECK(cuTensorMapEncodeTiled(
           &maps.staging[index], CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
           reinterpret_cast<void *>(base), dims, strides, box, elementStrides,
           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
           CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) ||
-      (!copied &&
-       !PIT_CHECK(cuEventCreate(&copied, CU_EVENT_DISABLE_TIMING))) ||
-      !PIT_CHECK(cuMemcpyHtoDAsync(address, &maps.staging[index],
+      !PIT_CHECK(cuEventCreate(&slot.copied, CU_EVENT_DISABLE_TIMING)) ||
+      !PIT_CHECK(cuMemcpyHtoDAsync(slot.address, &maps.staging[index],
                                    sizeof(CUtensorMap), stream)) ||
-      !PIT_CHECK(cuEventRecord(copied, stream)))
+      !PIT_CHECK(cuEventRecord(slot.copied, stream)))
     return 0;
-  maps.slots[key] = {index, stream, copied};
+  maps.slots[key] = slot;
   ++maps.used;
-  return address;
+  return slot.address;
 }

@@ -59,9 +59,20 @@ static Value buildMma(OpBuilder &b, Location loc, Value a, Value bFragment,
   return vector::ShapeCastOp::create(b, loc, c.getType(), flat);
 }
 
+/// LLVM pointers into this block's shared memory, and into the shared
+/// memory of the blocks of its cluster (addresses from nvvm.mapa).
+static LLVM::LLVMPointerType sharedPointerType(MLIRContext *context) {
+  return LLVM::LLVMPointerType::get(
+      context, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+}
+static LLVM::LLVMPointerType clusterPointerType(MLIRContext *context) {
+  return LLVM::LLVMPointerType::get(
+      context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+}
+
 /// Orders this thread's writes to shared memory (stores, landed copies)
-/// before wgmma's reads, which go through the async proxy.
-static void fenceForWarpgroupMma(OpBuilder &b, Location loc) {
+/// before reads through the async proxy (wgmma's, TMA's).
+static void fenceForAsyncProxy(OpBuilder &b, Location loc) {
   NVVM::FenceProxyOp::create(
       b, loc,
       NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
@@ -69,9 +80,9 @@ static void fenceForWarpgroupMma(OpBuilder &b, Location loc) {
                                  NVVM::SharedSpace::shared_cta));
 }
 
-/// wgmma's 128-byte swizzle: rows of 64 f16/bf16 elements, 8 rows (1024
-/// bytes) to one pattern of the 16-byte pieces.
-constexpr int64_t kSwizzleRowElements = 64, kSwizzleAtomBytes = 1024;
+/// wgmma's 128-byte swizzle: rows of kSwizzleRowElements f16/bf16 elements,
+/// 8 rows (1024 bytes) to one pattern of the 16-byte pieces.
+constexpr int64_t kSwizzleAtomBytes = 1024;
 
 bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
   // A warpgroup for each 64 rows, n / 2 accumulators a thread.
@@ -164,10 +175,11 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
       clusterX, clusterX ? one : Value(), clusterX ? one : Value());
   Block &body = launch.getBody().front();
   // The builder gives the body the block and thread ids and sizes only;
-  // a clustered launch's body also takes the cluster ids and sizes, last.
+  // a clustered launch's body also takes the cluster ids and sizes, right
+  // after them (before any workgroup buffer).
   if (clusterX)
-    while (body.getNumArguments() < 18)
-      body.addArgument(b.getIndexType(), loc);
+    for (unsigned i = 12; i < 18; ++i)
+      body.insertArgument(i, b.getIndexType(), loc);
   b.setInsertionPointToEnd(&body);
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&body);
@@ -328,7 +340,7 @@ void BlockMma::commitCopies() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
 void BlockMma::waitForCopies(int64_t pending) {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
   if (warpgroup)
-    fenceForWarpgroupMma(b, loc);
+    fenceForAsyncProxy(b, loc);
   gpu::BarrierOp::create(b, loc);
 }
 
@@ -834,6 +846,10 @@ void BlockMma::accumulateSpecialized(const ChunkFill &fill,
       barriers.init(1, clusterBlocks * multiplyingWarps);
     else
       barriers.init(kMmaThreads, mmaThreads);
+    // TMA completes the mbarriers through the async proxy, the other blocks
+    // of a cluster through theirs: both see them set up.
+    if (tensorCopies)
+      fenceForAsyncProxy(b, loc);
     if (clusterBlocks > 1)
       NVVM::FenceMbarrierInitOp::create(b, loc);
   });
@@ -968,14 +984,11 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                        Value chunk, Value stage, Value full) {
   Type i32 = b.getI32Type();
   auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
-  auto sharedPointer = LLVM::LLVMPointerType::get(
-      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto sharedPointer = sharedPointerType(b.getContext());
   auto toI32 = [&](Value index) -> Value {
     return arith::IndexCastOp::create(b, loc, i32, index);
   };
-  auto clusterPointer = LLVM::LLVMPointerType::get(
-      b.getContext(),
-      static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  auto clusterPointer = clusterPointerType(b.getContext());
   Value rank = k.rem(blockId, clusterBlocks);
   // The copies take this block's shared memory by its address in the
   // cluster's window (multicast ones write the same offset in each block).
@@ -1037,9 +1050,7 @@ void BlockMma::releaseStageInCluster(StageBarriers &barriers, Value stage) {
       NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
       return;
     }
-    auto clusterPointer = LLVM::LLVMPointerType::get(
-        b.getContext(),
-        static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+    auto clusterPointer = clusterPointerType(b.getContext());
     auto clusterScope =
         NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER);
     for (int64_t rank = 0; rank < clusterBlocks; ++rank) {
@@ -1062,8 +1073,7 @@ MemRefType StageBarriers::type(MLIRContext *context, int64_t stages) {
 }
 
 Value StageBarriers::at(Value index) {
-  auto sharedPointer = LLVM::LLVMPointerType::get(
-      k.b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto sharedPointer = sharedPointerType(k.b.getContext());
   Value byteAddress = k.add(address, k.mul(index, k.index(8)));
   return LLVM::IntToPtrOp::create(
       k.b, k.loc, sharedPointer,
@@ -1106,7 +1116,7 @@ void StageBarriers::wait(Value barrier, Value parity) {
 
 void StageBarriers::waitUntilLanded(Value use) {
   wait(full(stageOf(use)), parity(use, 0));
-  fenceForWarpgroupMma(k.b, k.loc);
+  fenceForAsyncProxy(k.b, k.loc);
 }
 
 std::pair<Value, Value> mlir::pit::gatheredCoordinate(KernelBuilder &k,

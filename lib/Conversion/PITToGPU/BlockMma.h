@@ -24,8 +24,9 @@ namespace mlir::pit {
 /// warpgroup for each 64 rows of the tile, up to kMaxWarpgroups.
 constexpr int64_t kMmaWarps = 4, kMmaLanes = 32,
                   kMmaThreads = kMmaWarps * kMmaLanes, kMaxWarpgroups = 2;
-/// Elements of a 16-byte copy of f16/bf16.
-constexpr int64_t kVector = 8;
+/// Elements of a 16-byte copy of f16/bf16, and of a 128-byte row of wgmma's
+/// swizzled tiles (a tensor map's box row).
+constexpr int64_t kVector = 8, kSwizzleRowElements = 64;
 /// Static shared memory a block may use without asking the driver for more.
 constexpr int64_t kSharedBytes = 48 * 1024;
 /// Shared memory a block may ask for (dynamically) on every chip from sm_80
@@ -378,8 +379,8 @@ private:
   bool warpgroup;
   int64_t columnWarpgroups;
   int64_t clusterBlocks;
-  /// Copies stage `stage` of chunk `chunk` with TMA (one thread), its
-  /// bytes counted on `full`.
+  /// Copies chunk `chunk` of the tile of `copies` into stage `stage` with
+  /// TMA (one thread), its bytes counted on the stage's `full` mbarrier.
   void copyChunkWithTensorMaps(const TensorCopies &copies, Value chunk,
                                Value stage, Value full);
   /// Frees `stage` for the copying warps of every block of the cluster:

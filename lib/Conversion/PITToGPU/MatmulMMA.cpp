@@ -41,9 +41,6 @@ namespace {
 /// many as fit up to this.
 constexpr int64_t kSpecializedStages = 4;
 
-/// Columns of a tensor-map box: 128 bytes of f16/bf16, the swizzle's row.
-constexpr int64_t kSwizzleElements = 64;
-
 /// Whether `value` is an argument of its function's entry block: what the
 /// host code can ask a tensor map of before anything else runs.
 bool isEntryArgument(Value value) {
@@ -376,12 +373,31 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // A's pieces go through registers where a copy would straddle gathered
   // micro-tiles.
   bool stagedA = t.microK % kVector != 0 && !t.compactedA;
-  // With wgmma, chunks copied whole and one tile a block, the block is
-  // warp-specialised: a copying warpgroup keeps up to kSpecializedStages
-  // chunks in flight, each stage's mbarriers pacing it against the
-  // multiplying warpgroups.
-  bool specialized =
-      t.specialize && warpgroupMma && !stagedA && numTiles <= kMaxMmaBlocks;
+  // A dense walk over A and B that the function takes as arguments can
+  // copy its chunks with TMA (one thread issues them; 4096^3 f16 on an
+  // H100: 195 us, 220 with cp.async; 187 with the persistent blocks below),
+  // optionally in clusters of blocks of neighbouring rows that share B's
+  // chunks (multicast; cuBLAS's kernel does so, but ours took twice as
+  // long: mma-cluster-blocks is 1 by default). The tensor maps are asked
+  // for at the function's entry, before any device work, where the host
+  // code waits for nothing.
+  int64_t clusterBlocks = std::max<int64_t>(1, t.clusterBlocks);
+  bool tensorCopies =
+      t.specialize && t.tensorCopies && warpgroupMma && !t.positions &&
+      !t.batched && isEntryArgument(t.a) && isEntryArgument(t.b) &&
+      s.k == kSwizzleRowElements &&
+      s.n % (clusterBlocks * kSwizzleRowElements) == 0 &&
+      t.numSegments % clusterBlocks == 0;
+  // Without clusters, a block for each multiprocessor walks the tiles: the
+  // next tile's first chunks come in while the last one is written back.
+  bool persistent = tensorCopies && clusterBlocks == 1;
+  // With wgmma and chunks copied whole, the block is warp-specialised: a
+  // copying warpgroup keeps up to kSpecializedStages chunks in flight, each
+  // stage's mbarriers pacing it against the multiplying warpgroups. Its
+  // setmaxnreg runs once a kernel: a block takes one tile, or walks its
+  // own (persistent).
+  bool specialized = t.specialize && warpgroupMma && !stagedA &&
+                     (persistent || numTiles <= kMaxMmaBlocks);
   int64_t stages = fitStages(s, t.stages, warpgroupMma);
   SmallVector<MemRefType> workspace;
   if (specialized) {
@@ -399,31 +415,15 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     else
       stages = fitStages(s, t.stages, warpgroupMma);
   }
-  // A dense walk over A and B that the function takes as arguments copies
-  // its chunks with TMA (one thread issues them; 4096^3 f16 on an H100:
-  // 195 us, 220 with cp.async; 187 with the persistent blocks below),
-  // optionally in clusters of blocks of
-  // neighbouring rows that share B's chunks (multicast; cuBLAS's kernel
-  // does so, but ours took twice as long: mma-cluster-blocks is 1 by
-  // default). The tensor maps are asked for at the function's entry,
-  // before any device work, where the host code waits for nothing.
-  int64_t clusterBlocks = std::max<int64_t>(1, t.clusterBlocks);
-  bool tensorCopies =
-      specialized && t.tensorCopies && !t.positions && !t.batched &&
-      isEntryArgument(t.a) && isEntryArgument(t.b) &&
-      s.k == kSwizzleElements &&
-      s.n % (clusterBlocks * kSwizzleElements) == 0 &&
-      t.numSegments % clusterBlocks == 0;
+  tensorCopies &= specialized;
+  persistent &= specialized;
   if (!tensorCopies)
     clusterBlocks = 1;
   Value mapA, mapB, gridBlocks;
   if (tensorCopies) {
     mapA = buildTensorMapAtEntry(b, loc, t.a, s.m, s.k);
-    mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleElements);
+    mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleRowElements);
   }
-  // Without clusters, a block for each multiprocessor walks the tiles: the
-  // next tile's first chunks come in while the last one is written back.
-  bool persistent = tensorCopies && clusterBlocks == 1;
   if (persistent)
     gridBlocks = arith::MinUIOp::create(
         b, loc, k.index(numTiles),
@@ -601,8 +601,6 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       return TensorCopies{mapA, mapB, walked.m0, walked.n0};
     };
     auto finish = [&](Value tile, ValueRange acc) {
-      if (!persistent)
-        return storeTile(acc, m0, n0);
       TileOrigin walked = originOf(tile);
       storeTile(acc, walked.m0, walked.n0);
     };

@@ -522,6 +522,13 @@ struct ConvertPITToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The blocks of a cluster share B's chunks in halves (or not at all).
+    if (mmaClusterBlocks != 1 && mmaClusterBlocks != 2) {
+      module.emitError("convert-pit-to-gpu: mma-cluster-blocks must be 1 or "
+                       "2, not ")
+          << mmaClusterBlocks.getValue();
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     bool failed = false;
     module.walk([&](func::FuncOp func) {
