@@ -113,11 +113,11 @@ def cases():
     out.append(("small_select_256x512_32x1_tiles", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1",
                      table=SELECTION_TABLE), -1, False))
-    # The same with its dense blocks in clusters of two, which share B's
-    # chunks (TMA multicast; 2 row blocks, 2 column blocks).
-    out.append(("small_select_256x512_32x1_cluster2", MATMUL_CLEARED,
+    # The same with its dense blocks outside clusters (by default, pairs of
+    # blocks share B's chunks by TMA multicast).
+    out.append(("small_select_256x512_32x1_unclustered", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1",
-                     table=SELECTION_TABLE, cluster=2), -1, False))
+                     table=SELECTION_TABLE, cluster=1), -1, False))
     # 1x64 gathered along m, with atomics (32x64x64) or a block owning a
     # panel of 256 rows of C (64x128x64, two warpgroups of 64 columns): by
     # the table, atomics at 99-100% sparsity, the panel at 50-90%, dense at

@@ -105,8 +105,8 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     `full` mbarrier. Its blocks are persistent: one for each multiprocessor
     (`pitCudaMultiprocessorCount`, asked at the entry too) walks the tiles,
     the next tile's first chunks coming in while the last one is written
-    back. With `mma-cluster-blocks=2`, the two blocks of a cluster share B's
-    chunks (multicast), a block a tile.
+    back; in clusters of `mma-cluster-blocks` (2) blocks of neighbouring
+    rows, which share B's chunks (multicast).
 
     Leaves alone: functions without pit ops.
   }];
@@ -130,7 +130,7 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
            "Warp-specialised dense matmul blocks on function arguments copy "
            "with TMA">,
     Option<"mmaClusterBlocks", "mma-cluster-blocks", "int64_t",
-           /*default=*/"1",
+           /*default=*/"2",
            "Blocks of a cluster that share B's chunks (TMA multicast) in "
            "dense matmul blocks that copy with TMA: 1 or 2">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",

@@ -86,7 +86,7 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
       llvm::cl::desc("Blocks of a cluster that share B's chunks (TMA "
                      "multicast) in dense matmul blocks that copy with TMA: 1 "
                      "or 2"),
-      llvm::cl::init(1)};
+      llvm::cl::init(2)};
 };
 
 /// pit-to-ptx: sparsify the marked ops, lower pit to gpu kernels, compile

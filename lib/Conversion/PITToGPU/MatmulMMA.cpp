@@ -377,10 +377,10 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // copy its chunks with TMA (one thread issues them; 4096^3 f16 on an
   // H100: 195 us, 220 with cp.async; 187 with the persistent blocks below),
   // optionally in clusters of blocks of neighbouring rows that share B's
-  // chunks (multicast; cuBLAS's kernel does so, but ours took twice as
-  // long: mma-cluster-blocks is 1 by default). The tensor maps are asked
-  // for at the function's entry, before any device work, where the host
-  // code waits for nothing.
+  // chunks (multicast, as cuBLAS's kernel does; mma-cluster-blocks: 178 us
+  // in clusters of 2 blocks, persistent). The
+  // tensor maps are asked for at the function's entry, before any device
+  // work, where the host code waits for nothing.
   int64_t clusterBlocks = std::max<int64_t>(1, t.clusterBlocks);
   bool tensorCopies =
       t.specialize && t.tensorCopies && warpgroupMma && !t.positions &&
@@ -388,9 +388,11 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       s.k == kSwizzleRowElements &&
       s.n % (clusterBlocks * kSwizzleRowElements) == 0 &&
       t.numSegments % clusterBlocks == 0;
-  // Without clusters, a block for each multiprocessor walks the tiles: the
-  // next tile's first chunks come in while the last one is written back.
-  bool persistent = tensorCopies && clusterBlocks == 1;
+  // A block for each multiprocessor walks the tiles: the next tile's first
+  // chunks come in while the last one is written back. (The blocks of a
+  // cluster walk theirs in step: the grid is whole clusters, and the tiles
+  // of a cluster are neighbours, so both have as many.)
+  bool persistent = tensorCopies;
   // With wgmma and chunks copied whole, the block is warp-specialised: a
   // copying warpgroup keeps up to kSpecializedStages chunks in flight, each
   // stage's mbarriers pacing it against the multiplying warpgroups. Its
@@ -424,11 +426,15 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     mapA = buildTensorMapAtEntry(b, loc, t.a, s.m, s.k);
     mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleRowElements);
   }
-  if (persistent)
-    gridBlocks = arith::MinUIOp::create(
+  if (persistent) {
+    Value blocks = arith::MinUIOp::create(
         b, loc, k.index(numTiles),
         buildMultiprocessorCountAtEntry(
             b, loc, cast<BlockArgument>(t.a).getOwner()));
+    gridBlocks = arith::MaxUIOp::create(
+        b, loc, k.mul(k.div(blocks, clusterBlocks), k.index(clusterBlocks)),
+        k.index(clusterBlocks));
+  }
   BlockMma mma(b, loc, s, numTiles, stages, aKMajor, warpgroupMma, workspace,
                /*columnWarpgroups=*/1, /*otherWarpgroups=*/specialized ? 1 : 0,
                /*replicas=*/1, clusterBlocks, gridBlocks);

@@ -45,7 +45,7 @@ struct MmaKernelOptions {
   /// Whether warp-specialised dense blocks copy with TMA, and in clusters of
   /// how many blocks, which share B's chunks.
   bool tensorCopies = true;
-  int64_t clusterBlocks = 1;
+  int64_t clusterBlocks = 2;
 };
 
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32

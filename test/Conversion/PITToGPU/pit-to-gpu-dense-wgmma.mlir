@@ -10,17 +10,19 @@
 // A and B are the function's arguments: their tensor maps (TMA descriptors)
 // are asked for at the function's entry (A in boxes of 128 x 64, B of 64 x
 // 64), and so is the device's multiprocessor count: a block for each (at
-// most one a tile) walks the tiles, tile t + grid after tile t. One thread
-// copies each chunk: it expects the stage's 48 KiB (A 16 KiB, B 32 KiB) on
-// the full mbarrier and copies A's tile and B's four blocks; lane 0 of
-// each multiplying warp frees a stage (8 arrivals a phase), a tile's last
-// one before the tile is written back.
+// most one a tile, whole clusters of 2) walks the tiles, tile t + grid
+// after tile t. The blocks of a cluster take neighbouring rows and share
+// B: each copies its half of B's blocks into both (multicast mask 3). One
+// thread copies each chunk: it expects the stage's 48 KiB (A 16 KiB, B 32
+// KiB) on the full mbarrier; lane 0 of each multiplying warp frees a stage
+// in both blocks (16 arrivals a phase, at the block's scope: the warp only
+// read it), a tile's last one before the tile is written back. The blocks
+// of a cluster meet after setting up their mbarriers (fenced for the async
+// proxy and the cluster) and before they leave.
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s
-// In clusters of 2 blocks along m (a block a tile): each copies its half of
-// B's blocks into both (multicast mask 3), frees a stage in both (16
-// arrivals a phase), and the blocks of a cluster meet after setting up
-// their mbarriers and before they leave.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-cluster-blocks=2" 2>/dev/null | FileCheck %s --check-prefix=CLUSTER
+// Blocks outside clusters: each copies all of B (4 copies), frees a stage
+// in its own mbarrier (8 arrivals a phase), and meets only its own warps.
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-cluster-blocks=1" 2>/dev/null | FileCheck %s --check-prefix=SINGLE
 // With cp.async instead: every lane of the copying warpgroup copies its
 // share, its copies arriving on the full mbarrier as they land.
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a mma-tensor-copies=false" 2>/dev/null | FileCheck %s --check-prefix=CPASYNC
@@ -37,17 +39,22 @@
 // CHECK:   memref.extract_aligned_pointer_as_index %[[A]]
 // CHECK:   call @pitCudaTensorMap2D(%{{.+}}, %c256_i64{{.*}}, %c256_i64{{.*}}, %c128_i64, %c64_i64{{.*}})
 // CHECK:   gpu.alloc
-// CHECK:   %[[GRID:.+]] = arith.minui %c4{{.*}}, %[[SMS_INDEX]]
-// CHECK: gpu.launch blocks(%[[BLOCK:[^,]+]], {{.+}}) in (%[[GRIDDIM:[^ ]+]] = %[[GRID]], {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
+// CHECK:   %[[BLOCKS:.+]] = arith.minui %c4{{.*}}, %[[SMS_INDEX]]
+// CHECK:   %[[PAIRS:.+]] = arith.divui %[[BLOCKS]], %c2
+// CHECK:   %[[WHOLE:.+]] = arith.muli %[[PAIRS]], %c2
+// CHECK:   %[[GRID:.+]] = arith.maxui %[[WHOLE]], %c2
+// CHECK: gpu.launch clusters({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) blocks(%[[BLOCK:[^,]+]], {{.+}}) in (%[[GRIDDIM:[^ ]+]] = %[[GRID]], {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
 // CHECK:   memref.view {{.+}} to memref<4x128x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   memref.view {{.+}} to memref<4x4x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   memref.view {{.+}} to memref<8xi64, #gpu.address_space<workgroup>>
 // The second warpgroup's rows of A start 64 rows (8192 bytes) further.
 // CHECK:   %[[WARPGROUP:[0-9]+]] = arith.divui %arg{{[0-9]+}}, %c128
 // CHECK:   nvvm.mbarrier.init %{{.+}}, %c1_i32
-// CHECK:   nvvm.mbarrier.init %{{.+}}, %c8_i32
-// CHECK-NOT: nvvm.cluster
-// CHECK:   gpu.barrier
+// CHECK:   nvvm.mbarrier.init %{{.+}}, %c16_i32
+// CHECK:   nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK:   nvvm.cluster.arrive
+// CHECK-NEXT: nvvm.cluster.wait
 // CHECK:   %[[COPIER:.+]] = arith.cmpi uge, %arg{{[0-9]+}}, %c256
 // CHECK:   scf.if %[[COPIER]] {
 // CHECK:     nvvm.setmaxregister  decrease 104
@@ -59,8 +66,8 @@
 // CHECK:         nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
 // CHECK:         %[[TILEA:.+]] = nvvm.mapa
 // CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %[[TILEA]], %{{.+}}, %{{.+}}, box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
-// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} : !llvm.ptr<7>, !llvm.ptr
-// CHECK-NOT:     multicast_mask
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} multicast_mask = %c3_i16
+// CHECK-NOT:     nvvm.cp.async.bulk.tensor
 // CHECK:   } else {
 // CHECK:     nvvm.setmaxregister  increase 200
 // CHECK:     scf.for %{{.+}} = %[[BLOCK]] to %c4{{.*}} step %[[GRIDDIM]] iter_args
@@ -72,31 +79,30 @@
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>
 // CHECK-NOT:   nvvm.wgmma.mma_async
 // CHECK:       nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:       nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
+// CHECK:       nvvm.mapa %{{.+}}, %c0_i32
+// CHECK-NEXT:  nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<7>
+// CHECK:       nvvm.mapa %{{.+}}, %c1_i32
+// CHECK-NEXT:  nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<7>
 // CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:     nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
+// CHECK:     nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<7>
 // CHECK:     vector.store
-// CHECK:   gpu.barrier
+// CHECK:   nvvm.cluster.arrive
+// CHECK-NEXT: nvvm.cluster.wait
 // CHECK:   nvvm.mbarrier.inval
 
-// CLUSTER-NOT: pitCudaMultiprocessorCount
-// CLUSTER: gpu.launch clusters({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
-// CLUSTER:   nvvm.mbarrier.init %{{.+}}, %c1_i32
-// CLUSTER:   nvvm.mbarrier.init %{{.+}}, %c16_i32
-// CLUSTER:   nvvm.fence.mbarrier.init
-// CLUSTER:   nvvm.cluster.arrive
-// CLUSTER-NEXT: nvvm.cluster.wait
-// CLUSTER:     nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
-// CLUSTER:     nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
-// CLUSTER-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} multicast_mask = %c3_i16
-// CLUSTER:     nvvm.wgmma.wait.group.sync.aligned 1
-// CLUSTER:     nvvm.mapa %{{.+}}, %c0_i32
-// CLUSTER-NEXT: nvvm.mbarrier.arrive %{{.+}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
-// CLUSTER:     nvvm.mapa %{{.+}}, %c1_i32
-// CLUSTER-NEXT: nvvm.mbarrier.arrive %{{.+}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
-// CLUSTER:   nvvm.cluster.arrive
-// CLUSTER-NEXT: nvvm.cluster.wait
-// CLUSTER:   nvvm.mbarrier.inval
+// SINGLE: %[[BLOCKS:.+]] = arith.minui %c4{{.*}}, %{{.+}}
+// SINGLE: gpu.launch blocks({{.+}}) in ({{.+}} = %{{.+}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
+// SINGLE:   nvvm.mbarrier.init %{{.+}}, %c1_i32
+// SINGLE:   nvvm.mbarrier.init %{{.+}}, %c8_i32
+// SINGLE-NOT: nvvm.cluster
+// SINGLE:   gpu.barrier
+// SINGLE:         nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// SINGLE-COUNT-5: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.+}} : !llvm.ptr<7>, !llvm.ptr
+// SINGLE-NOT:     multicast_mask
+// SINGLE:       nvvm.wgmma.wait.group.sync.aligned 1
+// SINGLE:       nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
+// SINGLE:   gpu.barrier
+// SINGLE:   nvvm.mbarrier.inval
 
 // CPASYNC-NOT: pitCudaTensorMap2D
 // CPASYNC: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size %c197680_i32
