@@ -827,15 +827,13 @@ void BlockMma::accumulateSpecialized(const ChunkFill &fill,
          numThreads == mmaThreads + kMmaThreads &&
          blockId == launch.getBlockIds().x &&
          "a warp-specialised block of wgmma, walking its own tiles");
-  bool moveRegisters = mmaThreads > kMmaThreads;
-  assert((!moveRegisters ||
+  assert((mmaThreads == kMmaThreads ||
           kCopyingRegisters * kMmaThreads +
                   kMultiplyingRegisters * mmaThreads <=
               kRegistersPerSM / numThreads / 8 * 8 * numThreads) &&
          "the registers moved are more than the block launches with");
-  Value zero = k.index(0), one = k.index(1);
-  Value isFirstThread =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  Value isFirstThread = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, tid, k.index(0));
   // A phase of `full` is the copying warpgroup's arrivals (each lane's as
   // its copies land), one of `empty` the multiplying threads'. With TMA, a
   // phase of `full` is the copying thread's arrival and the chunk's bytes,
@@ -855,129 +853,142 @@ void BlockMma::accumulateSpecialized(const ChunkFill &fill,
   });
   // The other blocks of the cluster copy into this one's stages and free
   // them: their mbarriers are set up before anyone goes on.
-  auto syncBlockOrCluster = [&] {
-    if (clusterBlocks == 1) {
-      gpu::BarrierOp::create(b, loc);
-      return;
-    }
-    NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/nullptr);
-    NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/nullptr);
-  };
   syncBlockOrCluster();
-  // Both sides count the uses of the stages across the tiles: chunk c of a
-  // tile whose first chunk is use u0 is use u0 + c.
-  auto walkTiles = [&](function_ref<void(Value tile, Value firstUse)> body) {
-    auto tiles = scf::ForOp::create(b, loc, walk.first, walk.end, walk.step,
-                                    ValueRange{zero});
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tiles.getBody());
-    Value firstUse = tiles.getRegionIterArgs()[0];
-    body(tiles.getInductionVar(), firstUse);
-    scf::YieldOp::create(b, loc, ValueRange{k.add(firstUse, walk.numChunks)});
-  };
   auto ifCopying = scf::IfOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
                             k.index(mmaThreads)),
       /*withElseRegion=*/true);
   {
-    // The copying warpgroup: a chunk goes into its stage once the
-    // multiplying warps are done with the use `stages` before there.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifCopying.thenBlock()->getTerminator());
-    if (moveRegisters)
-      NVVM::SetMaxRegisterOp::create(b, loc, kCopyingRegisters,
-                                     NVVM::SetMaxRegisterAction::decrease);
-    copyingTid = arith::SubIOp::create(b, loc, tid, k.index(mmaThreads));
-    copyingThreads = kMmaThreads;
-    // With TMA, the warpgroup's first thread issues every copy.
-    if (tensorCopies) {
-      auto ifFirst = scf::IfOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, copyingTid,
-                                zero),
-          /*withElseRegion=*/false);
-      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
-    }
-    walkTiles([&](Value tile, Value firstUse) {
-      std::optional<TensorCopies> copies;
-      if (tensorCopies)
-        copies = walk.copiesOf(tile);
-      auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(chunks.getBody());
-      Value chunk = chunks.getInductionVar();
-      Value use = k.add(firstUse, chunk);
-      Value stage = barriers.stageOf(use);
-      k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, use,
-                                      k.index(stages)),
-                [&] {
-                  barriers.wait(barriers.empty(stage),
-                                barriers.parity(use, 1));
-                });
-      if (copies) {
-        copyChunkWithTensorMaps(*copies, chunk, stage, barriers.full(stage));
-      } else {
-        fill.issue(stage, chunkStart(chunk));
-        NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barriers.full(stage),
-                                              /*noinc=*/true);
-      }
-    });
-    copyingTid = tid;
-    copyingThreads = numThreads;
+    copyTiles(fill, barriers, walk);
   }
   {
-    // The multiplying warpgroups: a chunk is multiplied once it has landed,
-    // left in flight while the next one waits; the one before is then done,
-    // and its stage free. A tile's last chunk is freed before the tile is
-    // written back, so that the next tile's first chunks come in meanwhile.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifCopying.elseBlock()->getTerminator());
-    if (moveRegisters)
-      NVVM::SetMaxRegisterOp::create(b, loc, kMultiplyingRegisters,
-                                     NVVM::SetMaxRegisterAction::increase);
-    auto release = [&](Value use) {
-      Value stage = barriers.stageOf(use);
-      if (tensorCopies)
-        releaseStageInCluster(barriers, stage);
-      else
-        NVVM::MBarrierArriveOp::create(b, loc, Type(), barriers.empty(stage),
-                                       Value());
-    };
-    walkTiles([&](Value tile, Value firstUse) {
-      auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one,
-                                       zeroAccumulators());
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(chunks.getBody());
-        Value chunk = chunks.getInductionVar();
-        Value use = k.add(firstUse, chunk);
-        SmallVector<Value> acc(chunks.getRegionIterArgs());
-        // TMA writes through the async proxy that wgmma reads through: no
-        // fence.
-        if (tensorCopies)
-          barriers.wait(barriers.full(barriers.stageOf(use)),
-                        barriers.parity(use, 0));
-        else
-          barriers.waitUntilLanded(use);
-        multiplyWarpgroup(acc, barriers.stageOf(use), /*pending=*/1);
-        k.buildIf(k.ult(zero, chunk), [&] {
-          release(arith::SubIOp::create(b, loc, use, one));
-        });
-        scf::YieldOp::create(b, loc, acc);
-      }
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-      k.buildIf(k.ult(zero, walk.numChunks), [&] {
-        release(k.add(firstUse,
-                      arith::SubIOp::create(b, loc, walk.numChunks, one)));
-      });
-      walk.finish(tile, chunks.getResults());
-    });
+    multiplyTiles(barriers, walk);
   }
   // No block leaves while another of its cluster may still arrive on its
   // mbarriers.
   syncBlockOrCluster();
   k.buildIf(isFirstThread, [&] { barriers.invalidate(); });
+}
+
+void BlockMma::syncBlockOrCluster() {
+  if (clusterBlocks == 1) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/nullptr);
+  NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/nullptr);
+}
+
+void BlockMma::walkTiles(const TileWalk &walk,
+                         function_ref<void(Value, Value)> body) {
+  auto tiles = scf::ForOp::create(b, loc, walk.first, walk.end, walk.step,
+                                  ValueRange{k.index(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value firstUse = tiles.getRegionIterArgs()[0];
+  body(tiles.getInductionVar(), firstUse);
+  scf::YieldOp::create(b, loc, ValueRange{k.add(firstUse, walk.numChunks)});
+}
+
+void BlockMma::copyTiles(const ChunkFill &fill, StageBarriers &barriers,
+                         const TileWalk &walk) {
+  // A chunk goes into its stage once the multiplying warps are done with
+  // the use `stages` before there.
+  Value zero = k.index(0), one = k.index(1);
+  if (mmaThreads > kMmaThreads)
+    NVVM::SetMaxRegisterOp::create(b, loc, kCopyingRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+  copyingTid = arith::SubIOp::create(b, loc, tid, k.index(mmaThreads));
+  copyingThreads = kMmaThreads;
+  // With TMA, the warpgroup's first thread issues every copy.
+  OpBuilder::InsertionGuard guard(b);
+  if (walk.copiesOf) {
+    auto ifFirst = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, copyingTid,
+                              zero),
+        /*withElseRegion=*/false);
+    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+  }
+  walkTiles(walk, [&](Value tile, Value firstUse) {
+    std::optional<TensorCopies> copies;
+    if (walk.copiesOf)
+      copies = walk.copiesOf(tile);
+    auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(chunks.getBody());
+    Value chunk = chunks.getInductionVar();
+    Value use = k.add(firstUse, chunk);
+    Value stage = barriers.stageOf(use);
+    k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, use,
+                                    k.index(stages)),
+              [&] {
+                barriers.wait(barriers.empty(stage), barriers.parity(use, 1));
+              });
+    if (copies) {
+      copyChunkWithTensorMaps(*copies, chunk, stage, barriers.full(stage));
+    } else {
+      fill.issue(stage, chunkStart(chunk));
+      NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barriers.full(stage),
+                                            /*noinc=*/true);
+    }
+  });
+  copyingTid = tid;
+  copyingThreads = numThreads;
+}
+
+void BlockMma::multiplyTiles(StageBarriers &barriers, const TileWalk &walk) {
+  // A chunk is multiplied once it has landed, left in flight while the next
+  // one waits; the one before is then done, and its stage free. A tile's
+  // last chunk is freed before the tile is written back, so that the next
+  // tile's first chunks come in meanwhile.
+  Value zero = k.index(0), one = k.index(1);
+  bool tensorCopies = bool(walk.copiesOf);
+  if (mmaThreads > kMmaThreads)
+    NVVM::SetMaxRegisterOp::create(b, loc, kMultiplyingRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+  auto release = [&](Value use) {
+    Value stage = barriers.stageOf(use);
+    if (tensorCopies)
+      releaseStageInCluster(barriers, stage);
+    else
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), barriers.empty(stage),
+                                     Value());
+  };
+  walkTiles(walk, [&](Value tile, Value firstUse) {
+    auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one,
+                                     zeroAccumulators());
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(chunks.getBody());
+      Value chunk = chunks.getInductionVar();
+      Value use = k.add(firstUse, chunk);
+      SmallVector<Value> acc(chunks.getRegionIterArgs());
+      // TMA writes through the async proxy that wgmma reads through: no
+      // fence.
+      if (tensorCopies)
+        barriers.wait(barriers.full(barriers.stageOf(use)),
+                      barriers.parity(use, 0));
+      else
+        barriers.waitUntilLanded(use);
+      multiplyWarpgroup(acc, barriers.stageOf(use), /*pending=*/1);
+      k.buildIf(k.ult(zero, chunk), [&] {
+        release(arith::SubIOp::create(b, loc, use, one));
+      });
+      scf::YieldOp::create(b, loc, acc);
+    }
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    k.buildIf(k.ult(zero, walk.numChunks), [&] {
+      release(k.add(firstUse,
+                    arith::SubIOp::create(b, loc, walk.numChunks, one)));
+    });
+    walk.finish(tile, chunks.getResults());
+  });
 }
 
 void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,

@@ -379,6 +379,17 @@ private:
   bool warpgroup;
   int64_t columnWarpgroups;
   int64_t clusterBlocks;
+  /// The two sides of accumulateSpecialized: the copying warpgroup and the
+  /// multiplying ones, each walking `walk`'s tiles; a stage's uses are
+  /// counted across the tiles (chunk c of a tile whose first chunk is use u
+  /// is use u + c), as `walkTiles` passes each tile's first use.
+  void copyTiles(const ChunkFill &fill, StageBarriers &barriers,
+                 const TileWalk &walk);
+  void multiplyTiles(StageBarriers &barriers, const TileWalk &walk);
+  void walkTiles(const TileWalk &walk,
+                 function_ref<void(Value tile, Value firstUse)> body);
+  /// A barrier of the block, or of its cluster.
+  void syncBlockOrCluster();
   /// Copies chunk `chunk` of the tile of `copies` into stage `stage` with
   /// TMA (one thread), its bytes counted on the stage's `full` mbarrier.
   void copyChunkWithTensorMaps(const TensorCopies &copies, Value chunk,
