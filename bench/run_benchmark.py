@@ -39,46 +39,36 @@ PATTERNS = 6
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 
+def medians_ms(fns, inputs, reps):
+    """The median time of each fn(inputs[i]) of `fns` over `reps` rounds,
+    rotating the inputs; in a round the functions are called in turn, each
+    between its own events, so that they all see the same state of the
+    machine. (Timed one after the other, the ratio of two libraries moved
+    by 10-40% between runs at 95-99% sparsity, where a call is short and
+    partly host-bound, and the oracle, the least of several such medians,
+    came out low.)"""
+    for i in range(3):
+        for fn in fns:
+            fn(inputs[i % len(inputs)])
+    torch.cuda.synchronize()
+    events = [[(torch.cuda.Event(enable_timing=True),
+                torch.cuda.Event(enable_timing=True)) for _ in fns]
+              for _ in range(reps)]
+    for r, round_events in enumerate(events):
+        x = inputs[r % len(inputs)]
+        for fn, (start, end) in zip(fns, round_events):
+            start.record()
+            fn(x)
+            end.record()
+    torch.cuda.synchronize()
+    return [statistics.median(start.elapsed_time(end)
+                              for start, end in (r[i] for r in events))
+            for i in range(len(fns))]
+
+
 def median_ms(fn, inputs, reps):
     """Median time of fn(inputs[i]) over `reps` calls, rotating the inputs."""
-    for i in range(3):
-        fn(inputs[i % len(inputs)])
-    torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True),
-               torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for r, (start, end) in enumerate(events):
-        x = inputs[r % len(inputs)]
-        start.record()
-        fn(x)
-        end.record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in events)
-
-
-def paired_median_ms(first, second, inputs, reps):
-    """The medians of first(inputs[i]) and second(inputs[i]) timed in turn,
-    call by call, each between its own events: both see the same state of
-    the machine. Measured one after the other, the ratio of two libraries
-    moved by 10-40% between runs at 95-99% sparsity, where a call is short
-    and partly host-bound, and the oracle (the least of several such
-    medians) came out low."""
-    for i in range(3):
-        first(inputs[i % len(inputs)])
-        second(inputs[i % len(inputs)])
-    torch.cuda.synchronize()
-    events = [[torch.cuda.Event(enable_timing=True) for _ in range(4)]
-              for _ in range(reps)]
-    for r, (start1, end1, start2, end2) in enumerate(events):
-        x = inputs[r % len(inputs)]
-        start1.record()
-        first(x)
-        end1.record()
-        start2.record()
-        second(x)
-        end2.record()
-    torch.cuda.synchronize()
-    return (statistics.median(e[0].elapsed_time(e[1]) for e in events),
-            statistics.median(e[2].elapsed_time(e[3]) for e in events))
+    return medians_ms([fn], inputs, reps)[0]
 
 
 def device_busy_us(fn, inputs, calls):
@@ -179,9 +169,9 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     if "select" in kernels:
         best_key = "dense" if row["dense"] <= row["fixed"] else row["stile_tile"]
         chosen, best_forced = kernels["select"], kernels[best_key]
-        row["paired_select"], row["paired_oracle"] = paired_median_ms(
-            lambda a: chosen(a, b, c), lambda a: best_forced(a, b, c), inputs,
-            reps)
+        row["paired_select"], row["paired_oracle"] = medians_ms(
+            [lambda a: chosen(a, b, c), lambda a: best_forced(a, b, c)],
+            inputs, reps)
     # Device work of that STile in launch order: clear the counts (memset),
     # detect, (gathered along m) a memset clearing C, the STile.
     best = kernels[row["stile_tile"]]

@@ -927,9 +927,7 @@ void BlockMma::copyTiles(const ChunkFill &fill, StageBarriers &barriers,
     Value stage = barriers.stageOf(use);
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, use,
                                     k.index(stages)),
-              [&] {
-                barriers.wait(barriers.empty(stage), barriers.parity(use, 1));
-              });
+              [&] { barriers.waitUntilFree(use); });
     if (copies) {
       copyChunkWithTensorMaps(*copies, chunk, stage, barriers.full(stage));
     } else {
@@ -972,8 +970,7 @@ void BlockMma::multiplyTiles(StageBarriers &barriers, const TileWalk &walk) {
       // TMA writes through the async proxy that wgmma reads through: no
       // fence.
       if (tensorCopies)
-        barriers.wait(barriers.full(barriers.stageOf(use)),
-                      barriers.parity(use, 0));
+        barriers.waitUntilFull(use);
       else
         barriers.waitUntilLanded(use);
       multiplyWarpgroup(acc, barriers.stageOf(use), /*pending=*/1);
@@ -993,12 +990,8 @@ void BlockMma::multiplyTiles(StageBarriers &barriers, const TileWalk &walk) {
 
 void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                        Value chunk, Value stage, Value full) {
-  Type i32 = b.getI32Type();
   auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
   auto sharedPointer = sharedPointerType(b.getContext());
-  auto toI32 = [&](Value index) -> Value {
-    return arith::IndexCastOp::create(b, loc, i32, index);
-  };
   auto clusterPointer = clusterPointerType(b.getContext());
   Value rank = k.rem(blockId, clusterBlocks);
   // The copies take this block's shared memory by its address in the
@@ -1010,7 +1003,7 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
     Value local = LLVM::IntToPtrOp::create(
         b, loc, sharedPointer,
         arith::AddIOp::create(b, loc, address, bytes).getResult());
-    return NVVM::MapaOp::create(b, loc, clusterPointer, local, toI32(rank))
+    return NVVM::MapaOp::create(b, loc, clusterPointer, local, k.toI32(rank))
         .getResult();
   };
   auto mapOf = [&](Value map) {
@@ -1023,7 +1016,7 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                          k.i32(bytesA + bytesB),
                                          /*scope=*/nullptr, /*relaxed=*/nullptr,
                                          /*predicate=*/Value());
-  Value k0 = toI32(chunkStart(chunk));
+  Value k0 = k.toI32(chunkStart(chunk));
   auto copy = [&](Value destination, Value map, ValueRange coordinates,
                   Value multicastMask) {
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
@@ -1032,7 +1025,7 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
         /*isCTAOnly=*/nullptr, /*group=*/nullptr, /*predicate=*/Value());
   };
   copy(sharedAt(addressA, bytesA, k.index(0)), mapOf(copies.mapA),
-       {k0, toI32(copies.m0)}, Value());
+       {k0, k.toI32(copies.m0)}, Value());
   // B's chunk in blocks of 64 columns (k x 64 each, as wgmma reads them):
   // rank r of the cluster copies blocks [r, r + 1) x share into every block.
   int64_t blocksB = shape.n / kSwizzleRowElements;
@@ -1048,7 +1041,7 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
     Value column =
         k.add(copies.n0, k.mul(block, k.index(kSwizzleRowElements)));
     copy(sharedAt(addressB, bytesB, k.mul(block, k.index(blockBytes))),
-         mapOf(copies.mapB), {toI32(column), k0}, multicastMask);
+         mapOf(copies.mapB), {k.toI32(column), k0}, multicastMask);
   }
 }
 
@@ -1126,8 +1119,16 @@ void StageBarriers::wait(Value barrier, Value parity) {
                                         k.i32(kMbarrierSuspendHintNs));
 }
 
-void StageBarriers::waitUntilLanded(Value use) {
+void StageBarriers::waitUntilFull(Value use) {
   wait(full(stageOf(use)), parity(use, 0));
+}
+
+void StageBarriers::waitUntilFree(Value use) {
+  wait(empty(stageOf(use)), parity(use, 1));
+}
+
+void StageBarriers::waitUntilLanded(Value use) {
+  waitUntilFull(use);
   fenceForAsyncProxy(k.b, k.loc);
 }
 

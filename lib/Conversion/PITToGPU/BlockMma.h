@@ -75,8 +75,13 @@ public:
 
   /// Waits until the phase of `barrier` with `parity` has completed.
   void wait(Value barrier, Value parity);
-  /// Waits until the copies of use `use` have landed in its stage (its
-  /// `full` phase), and orders them before wgmma's reads of it.
+  /// Waits until the phase of use `use`'s `full` mbarrier has completed
+  /// (its chunk is in), or until the use `stages` before it is done with
+  /// the stage (its `empty` phase before).
+  void waitUntilFull(Value use);
+  void waitUntilFree(Value use);
+  /// waitUntilFull, then orders the landed copies (the generic proxy's
+  /// cp.async) before wgmma's reads of the stage.
   void waitUntilLanded(Value use);
 
 private:

@@ -41,6 +41,16 @@ namespace {
 /// many as fit up to this.
 constexpr int64_t kSpecializedStages = 4;
 
+/// Takes the block options a tensor-core matmul kernel reads from the pass
+/// (the chip's wgmma and shared memory, and how the block is specialised).
+void takeBlockOptions(MatmulTile &tile, const MmaKernelOptions &options) {
+  tile.warpgroupMma = options.warpgroupMma;
+  tile.sharedBytesPerBlock = options.sharedBytesPerBlock;
+  tile.specialize = options.specialize;
+  tile.tensorCopies = options.tensorCopies;
+  tile.clusterBlocks = options.clusterBlocks;
+}
+
 /// Whether `value` is an argument of its function's entry block: what the
 /// host code can ask a tensor map of before anything else runs.
 bool isEntryArgument(Value value) {
@@ -102,9 +112,10 @@ Value buildTensorMapAtEntry(OpBuilder &b, Location loc, Value tensor,
     if (call.getCallee() != kName)
       continue;
     auto cast = call.getOperand(0).getDefiningOp<arith::IndexCastOp>();
-    auto pointer =
-        cast ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-             : nullptr;
+    auto pointer = cast ? cast.getIn()
+                              .getDefiningOp<
+                                  memref::ExtractAlignedPointerAsIndexOp>()
+                        : nullptr;
     if (pointer && pointer.getSource() == tensor &&
         getConstantIntValue(call.getOperand(3)) == boxRows &&
         getConstantIntValue(call.getOperand(4)) == boxColumns)
@@ -313,11 +324,7 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
     if (alongK && options.chunk > 0 && options.chunk % 16 == 0)
       tile.shape.k = options.chunk;
   }
-  tile.warpgroupMma = options.warpgroupMma;
-  tile.sharedBytesPerBlock = options.sharedBytesPerBlock;
-  tile.specialize = options.specialize;
-  tile.tensorCopies = options.tensorCopies;
-  tile.clusterBlocks = options.clusterBlocks;
+  takeBlockOptions(tile, options);
   tile.stages = options.stages;
   tile.microK = microK;
   tile.microM = microM;
@@ -539,6 +546,10 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // with one instruction, instead of half of each with two). An f16 C gets
   // the f32 sums rounded once, here.
   auto storeTile = [&](ValueRange acc, Value tileM0, Value tileN0) {
+    // Element (row, column) of the tile in C.
+    auto cAt = [&](Value row, Value column) {
+      return at(k.add(tileM0, row), k.add(tileN0, column));
+    };
     auto cType = cast<MemRefType>(t.c.getType());
     auto pairType = VectorType::get({2}, b.getF32Type());
     auto cPairType = VectorType::get({2}, t.outputType);
@@ -550,8 +561,9 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       Value pair = vector::FromElementsOp::create(b, loc, pairType,
                                                   ValueRange{first, second});
       if (!t.zeroFill) {
-        Value old = vector::LoadOp::create(b, loc, cPairType, t.c, indices,
-                                           /*nontemporal=*/false, pairAlignment);
+        Value old =
+            vector::LoadOp::create(b, loc, cPairType, t.c, indices,
+                                   /*nontemporal=*/false, pairAlignment);
         pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
       }
       return k.roundTo(t.outputType, pair);
@@ -564,7 +576,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       auto pack = [&](Value row, Value column, Value first, Value second) {
         Value word = vector::BitCastOp::create(
             b, loc, VectorType::get({1}, b.getI32Type()),
-            pairForC(at(k.add(tileM0, row), k.add(tileN0, column)), first, second));
+            pairForC(cAt(row, column), first, second));
         return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0})
             .getResult();
       };
@@ -575,15 +587,14 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
                 b, loc, VectorType::get({4}, b.getI32Type()), packed);
             vector::StoreOp::create(
                 b, loc, vector::BitCastOp::create(b, loc, runType, words), t.c,
-                at(k.add(tileM0, row), k.add(tileN0, column)), /*nontemporal=*/false,
-                runAlignment);
+                cAt(row, column), /*nontemporal=*/false, runAlignment);
           });
       return;
     }
     if (cType.getLayout().isIdentity()) {
       mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
                                           Value second) {
-        SmallVector<Value> indices = at(k.add(tileM0, row), k.add(tileN0, column));
+        SmallVector<Value> indices = cAt(row, column);
         vector::StoreOp::create(b, loc, pairForC(indices, first, second), t.c,
                                 indices, /*nontemporal=*/false, pairAlignment);
       });
@@ -591,7 +602,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     }
     // Strided C: element by element.
     mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
-      SmallVector<Value> indices = at(k.add(tileM0, row), k.add(tileN0, column));
+      SmallVector<Value> indices = cAt(row, column);
       if (!t.zeroFill) {
         Value old = memref::LoadOp::create(b, loc, t.c, indices);
         value = arith::AddFOp::create(b, loc, k.widenToF32(old), value);
@@ -770,11 +781,7 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   // A "micro-tile" of one copy along k: the walk never splits a copy.
   tile.microK = kVector;
   tile.microM = 1;
-  tile.warpgroupMma = options.warpgroupMma;
-  tile.sharedBytesPerBlock = options.sharedBytesPerBlock;
-  tile.specialize = options.specialize;
-  tile.tensorCopies = options.tensorCopies;
-  tile.clusterBlocks = options.clusterBlocks;
+  takeBlockOptions(tile, options);
   tile.stages = 3;
   return tile;
 }

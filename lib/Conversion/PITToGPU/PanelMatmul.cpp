@@ -525,9 +525,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     Value stage = stageOf(unit);
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, unit,
                                     k.index(stages)),
-              [&] {
-                stageBarriers.wait(empty(stage), stageBarriers.parity(unit, 1));
-              });
+              [&] { stageBarriers.waitUntilFree(unit); });
     issue(stage, unit, loop.getRegionIterArgs());
     // The stage is full once the warp's copies have landed (an arrival of
     // each lane's own, counted in the mbarrier's 2 x 32) and its rows are
