@@ -28,23 +28,55 @@ struct MicroTileIndex {
   Value positions;
 };
 
-/// Allocates the index of `sparse` for `rule` and emits the detection.
-MicroTileIndex emitDetection(OpBuilder &b, Location loc, Value sparse,
-                             const STileRule &rule) {
+/// The segments of `sparse`'s micro-tile grid for `rule`.
+int64_t countSegments(Value sparse, const STileRule &rule) {
   ArrayRef<int64_t> shape = cast<MemRefType>(sparse.getType()).getShape();
   int64_t segments = 1;
   for (auto [dim, extent] : llvm::enumerate(shape))
     if (dim != rule.sparseDim)
       segments *= extent / rule.microTile[dim];
+  return segments;
+}
+
+/// Allocates the index of `sparse` for `rule`.
+MicroTileIndex allocateIndex(OpBuilder &b, Location loc, Value sparse,
+                             const STileRule &rule) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(sparse.getType()).getShape();
+  int64_t segments = countSegments(sparse, rule);
   int64_t capacity = shape[rule.sparseDim] / rule.microTile[rule.sparseDim];
   Type i32 = b.getI32Type();
   MicroTileIndex index;
   index.counts = memref::AllocOp::create(b, loc, MemRefType::get({segments}, i32));
   index.positions = memref::AllocOp::create(
       b, loc, MemRefType::get({segments, capacity}, i32));
+  return index;
+}
+
+/// Emits the detection that fills `index`.
+void emitDetection(OpBuilder &b, Location loc, Value sparse,
+                   const STileRule &rule, const MicroTileIndex &index) {
   DetectOp::create(b, loc, sparse, index.counts, index.positions,
                    rule.microTile, rule.sparseDim);
-  return index;
+}
+
+/// A sample smaller than this many segments is taken denser: it is what
+/// the choice sees of the whole pattern.
+constexpr int64_t kMinSampledSegments = 8;
+
+/// Allocates counts for every `every`-th segment of `sparse` under `rule`
+/// (fewer, down to every segment, where that leaves fewer than
+/// kMinSampledSegments) and emits the pit.count that fills them.
+Value emitSampleCount(OpBuilder &b, Location loc, Value sparse,
+                      const STileRule &rule, int64_t every) {
+  int64_t segments = countSegments(sparse, rule);
+  while (every > 1 && llvm::divideCeil(segments, every) < kMinSampledSegments)
+    every /= 2;
+  auto type = MemRefType::get({llvm::divideCeil(segments, every)},
+                              b.getI32Type());
+  Value counts = memref::AllocOp::create(b, loc, type);
+  CountOp::create(b, loc, sparse, counts, rule.microTile, rule.sparseDim,
+                  every);
+  return counts;
 }
 
 /// Builds the body of the STile: one dense tile of `op`, gathered through
@@ -192,6 +224,11 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
+    if (sampleEvery < 0)
+      return emitError(UnknownLoc::get(context))
+             << "pit-sparsify: sample-every must be 0 (no sample) or "
+                "positive, got "
+             << sampleEvery.getValue();
     if (latencyTable.empty())
       return success();
     std::string error;
@@ -393,7 +430,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     IRRewriter rewriter(op);
     Location loc = op.getLoc();
     Value sparse = op->getOperand(mark.getOperand());
-    MicroTileIndex index = emitDetection(rewriter, loc, sparse, *rule);
+    MicroTileIndex index = allocateIndex(rewriter, loc, sparse, *rule);
+    emitDetection(rewriter, loc, sparse, *rule, index);
     emitSTile(rewriter, loc, op, rules, *rule, index);
     memref::DeallocOp::create(rewriter, loc, index.positions);
     memref::DeallocOp::create(rewriter, loc, index.counts);
@@ -403,7 +441,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
 
   /// Detection for every distinct index of `variants`, pit.select, and a
   /// switch over the variants' STiles with `op` itself as the dense
-  /// fallback.
+  /// fallback. With a sample, the choice reads pit.count's counts and each
+  /// detection runs only where a variant that reads its index is chosen.
   void sparsifyWithSelection(linalg::LinalgOp op, const PITRules &rules,
                              ArrayRef<SelectableVariant> variants,
                              double denseLatency) {
@@ -416,7 +455,12 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
 
     // Variants that gather the same micro-tiles along the same dimension
     // share one index.
+    // A forced variant needs no choice, and so no sample.
+    bool forced = variant >= 0;
+    bool sampled = sampleEvery > 0;
     SmallVector<MicroTileIndex> indices;
+    SmallVector<const STileRule *> indexRules;
+    SmallVector<Value> choiceCounts;
     SmallVector<IndexKey> indexKeys;
     SmallVector<unsigned> indexOfVariant;
     for (const SelectableVariant &variant : variants) {
@@ -426,14 +470,21 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       if (found != indexKeys.end())
         continue;
       indexKeys.push_back(key);
-      indices.push_back(emitDetection(rewriter, loc, sparse, variant.rule));
+      indexRules.push_back(&variant.rule);
+      indices.push_back(allocateIndex(rewriter, loc, sparse, variant.rule));
+      if (!sampled)
+        emitDetection(rewriter, loc, sparse, variant.rule, indices.back());
+      choiceCounts.push_back(
+          sampled && !forced ? emitSampleCount(rewriter, loc, sparse,
+                                               variant.rule, sampleEvery)
+                             : indices.back().counts);
     }
 
     SmallVector<Value> counts;
     SmallVector<int64_t> capacities;
     SmallVector<Attribute> latencies;
     for (auto [variant, number] : llvm::zip(variants, indexOfVariant)) {
-      counts.push_back(indices[number].counts);
+      counts.push_back(choiceCounts[number]);
       unsigned dim = variant.rule.sparseDim;
       capacities.push_back(shape[dim] / variant.rule.microTile[dim]);
       latencies.push_back(rewriter.getDenseF64ArrayAttr(variant.latencies));
@@ -447,6 +498,29 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
                   rewriter.getDenseF64ArrayAttr(database->getCoverage()),
                   rewriter.getArrayAttr(latencies),
                   rewriter.getF64FloatAttr(denseLatency)));
+
+    // Each index is detected where a variant that reads it is chosen.
+    if (sampled) {
+      for (auto [number, index] : llvm::enumerate(indices)) {
+        Value needed;
+        for (auto [variantNumber, indexNumber] :
+             llvm::enumerate(indexOfVariant)) {
+          if (indexNumber != number)
+            continue;
+          Value isVariant = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::eq, choice,
+              arith::ConstantIndexOp::create(rewriter, loc, variantNumber));
+          needed = needed ? arith::OrIOp::create(rewriter, loc, needed,
+                                                 isVariant)
+                          : isVariant;
+        }
+        auto ifOp = scf::IfOp::create(rewriter, loc, needed,
+                                      /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        emitDetection(rewriter, loc, sparse, *indexRules[number], index);
+      }
+    }
 
     SmallVector<int64_t> cases =
         llvm::to_vector(llvm::seq<int64_t>(0, variants.size()));
@@ -471,9 +545,11 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     dense->removeAttr(PITDialect::getSparseAttrName());
 
     rewriter.setInsertionPointAfter(switchOp);
-    for (const MicroTileIndex &index : indices) {
+    for (auto [index, choiceCount] : llvm::zip(indices, choiceCounts)) {
       memref::DeallocOp::create(rewriter, loc, index.positions);
       memref::DeallocOp::create(rewriter, loc, index.counts);
+      if (choiceCount != index.counts)
+        memref::DeallocOp::create(rewriter, loc, choiceCount);
     }
     rewriter.eraseOp(op);
     if (fill)

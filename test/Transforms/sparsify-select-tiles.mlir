@@ -3,19 +3,26 @@
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=2" 2>/dev/null | FileCheck %s --check-prefix=FORCED
 
 // Variants of one micro-tile that name their dense tile: they share one
-// detection, and their STiles keep the tile they were measured with. A tile
+// count and one detection, which runs where either is chosen, and their
+// STiles keep the tile they were measured with. A tile
 // that does not fit the op is left out with the reason; so is a variant
 // never more than 5% and 3 us cheaper than dense and the variants kept (its kernel
 // would launch on every call): here 32x64x64, within 2% of 32x128x64
 // everywhere, and the untiled one, which dense always beats.
 // CHECK-LABEL: func @matmul
-// CHECK: pit.detect %{{.+}} micro_tile [32, 1] axis 1 into %[[INDEX:[^,]+]],
-// CHECK-NOT: pit.detect
-// CHECK: %[[CHOICE:.+]] = pit.select %[[INDEX]], %[[INDEX]] capacities [256, 256]
+// CHECK: pit.count %{{.+}} micro_tile [32, 1] axis 1 every 1 into %[[SAMPLE:[^ ]+]] :
+// CHECK-NOT: pit.count
+// CHECK: %[[CHOICE:.+]] = pit.select %[[SAMPLE]], %[[SAMPLE]] capacities [256, 256]
 // CHECK-SAME: latencies [array<f64: 1.000000e+02, 6.000000e+02, 1.200000e+03>, array<f64: 1.200000e+02, 5.000000e+02, 1.100000e+03>]
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[CHOICE]], %c0
+// CHECK: %[[SECOND:.+]] = arith.cmpi eq, %[[CHOICE]], %c1
+// CHECK: %[[EITHER:.+]] = arith.ori %[[FIRST]], %[[SECOND]]
+// CHECK-NEXT: scf.if %[[EITHER]] {
+// CHECK-NEXT: pit.detect %{{.+}} micro_tile [32, 1] axis 1 into %[[INDEX:[^,]+]],
+// CHECK-NOT: pit.detect
 // CHECK: scf.index_switch %[[CHOICE]]
 // CHECK: case 0 {
-// CHECK: pit.stile {{.*}} tile [32, 128, 64] micro_tile [32, 1] pit_axis 2 {{.*}} attributes {keep_tile}
+// CHECK: pit.stile {{.*}} counts(%[[INDEX]] : {{.*}} tile [32, 128, 64] micro_tile [32, 1] pit_axis 2 {{.*}} attributes {keep_tile}
 // CHECK: case 1 {
 // CHECK: pit.stile {{.*}} tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 {{.*}} attributes {keep_tile}
 // CHECK: default {

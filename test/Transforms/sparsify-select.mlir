@@ -1,23 +1,37 @@
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
+// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json sample-every=0" 2>/dev/null | FileCheck %s --check-prefix=FULL
 // RUN: not pit-opt %s --pit-sparsify="latency-table=%S/no-such-table.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=3" 2>/dev/null | FileCheck %s --check-prefix=FORCED
 // RUN: not pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=4" 2>&1 | FileCheck %s --check-prefix=NO-VARIANT
 
 // With an STile database, every variant the table has for the mark's
-// micro-tiles is built: one detection per index, pit.select over their
-// counts, and a switch whose default is the unmarked op (dense fallback).
-// The fill of C moves into every case. The table's 4x4 variant is not a
-// candidate of the mark, and is left out.
+// micro-tiles is built: pit.select over a count of each distinct index's
+// micro-tiles, and a switch whose default is the unmarked op (dense
+// fallback). The fill of C moves into every case. The table's 4x4 variant
+// is not a candidate of the mark, and is left out. The counts sample every
+// 16th segment where that leaves 8 or more; A has 8 segments, so every one
+// is counted here. Each index is detected only where a variant that reads
+// it is chosen.
 // CHECK-LABEL: func @matmul
 // CHECK-SAME: (%[[A:.+]]: memref<64x64xf32>, %[[B:.+]]: memref<64x64xf32>, %[[C:.+]]: memref<64x64xf32>)
 // CHECK-NOT: linalg.fill
-// CHECK: pit.detect %[[A]] micro_tile [8, 1] axis 1 into %[[FINE:[^,]+]],
-// CHECK: pit.detect %[[A]] micro_tile [8, 16] axis 1 into %[[ALONG_K:[^,]+]],
-// CHECK: pit.detect %[[A]] micro_tile [8, 16] axis 0 into %[[ALONG_M:[^,]+]],
-// CHECK: %[[CHOICE:.+]] = pit.select %[[FINE]], %[[ALONG_K]], %[[ALONG_M]] capacities [64, 4, 8]
+// CHECK: pit.count %[[A]] micro_tile [8, 1] axis 1 every 1 into %[[FINE_SAMPLE:[^ ]+]] :
+// CHECK: pit.count %[[A]] micro_tile [8, 16] axis 1 every 1 into %[[K_SAMPLE:[^ ]+]] :
+// CHECK: pit.count %[[A]] micro_tile [8, 16] axis 0 every 1 into %[[M_SAMPLE:[^ ]+]] :
+// CHECK-NOT: pit.detect
+// CHECK: %[[CHOICE:.+]] = pit.select %[[FINE_SAMPLE]], %[[K_SAMPLE]], %[[M_SAMPLE]] capacities [64, 4, 8]
 // CHECK-SAME: coverage [0.000000e+00, 5.000000e-01, 1.000000e+00]
 // CHECK-SAME: latencies [array<f64: 1.000000e+02, 1.200000e+03, 2.400000e+03>, array<f64: 5.000000e+01, 6.000000e+02, 1.200000e+03>, array<f64: 5.000000e+01, 7.000000e+02, 1.400000e+03>]
 // CHECK-SAME: dense 1.000000e+03
+// CHECK: %[[IS_FINE:.+]] = arith.cmpi eq, %[[CHOICE]], %c0
+// CHECK-NEXT: scf.if %[[IS_FINE]] {
+// CHECK-NEXT: pit.detect %[[A]] micro_tile [8, 1] axis 1 into %[[FINE:[^,]+]],
+// CHECK: %[[IS_K:.+]] = arith.cmpi eq, %[[CHOICE]], %c1
+// CHECK-NEXT: scf.if %[[IS_K]] {
+// CHECK-NEXT: pit.detect %[[A]] micro_tile [8, 16] axis 1 into %[[ALONG_K:[^,]+]],
+// CHECK: %[[IS_M:.+]] = arith.cmpi eq, %[[CHOICE]], %c2
+// CHECK-NEXT: scf.if %[[IS_M]] {
+// CHECK-NEXT: pit.detect %[[A]] micro_tile [8, 16] axis 0 into %[[ALONG_M:[^,]+]],
 // CHECK: scf.index_switch %[[CHOICE]]
 // CHECK: case 0 {
 // CHECK-NEXT: linalg.fill {{.*}} outs(%[[C]]
@@ -32,14 +46,29 @@
 // CHECK-NEXT: linalg.fill {{.*}} outs(%[[C]]
 // CHECK-NEXT: linalg.matmul ins(%[[A]], %[[B]] : {{.*}}) outs(%[[C]] : {{.*}})
 // CHECK-NOT: pit.sparse
-// CHECK: memref.dealloc
+// CHECK-COUNT-9: memref.dealloc
+// CHECK-NEXT: return
+// Without a sample (sample-every=0), the detections run first and the
+// choice reads their counts.
+// FULL-LABEL: func @matmul
+// FULL-NOT: pit.count
+// FULL: pit.detect %{{.+}} micro_tile [8, 1] axis 1 into %[[FINE:[^,]+]],
+// FULL: pit.detect %{{.+}} micro_tile [8, 16] axis 1 into %[[ALONG_K:[^,]+]],
+// FULL: pit.detect %{{.+}} micro_tile [8, 16] axis 0 into %[[ALONG_M:[^,]+]],
+// FULL: pit.select %[[FINE]], %[[ALONG_K]], %[[ALONG_M]] capacities [64, 4, 8]
+// FULL-NOT: scf.if
+// FULL: scf.index_switch
+// FULL-NOT: pit.count
+// FULL-COUNT-6: memref.dealloc
+// FULL-NEXT: return
 // MISSING: pit-sparsify: latency-table: cannot read '{{.*}}no-such-table.json'
-// Forced to a variant (3 = dense here): the detections still run, the
-// switch is on a constant.
+// Forced to a variant (3 = dense here): no count and no choice; the
+// switch and the detections' conditions are on a constant.
 // FORCED-LABEL: func @matmul
+// FORCED-NOT: pit.count
+// FORCED: %[[DENSE:.+]] = arith.constant 3 : index
 // FORCED-COUNT-3: pit.detect
 // FORCED-NOT: pit.select
-// FORCED: %[[DENSE:.+]] = arith.constant 3 : index
 // FORCED: scf.index_switch %[[DENSE]]
 // NO-VARIANT: error: 'linalg.matmul' op pit-sparsify: there is no variant 4; the latency table gives 3 and dense (3)
 func.func @matmul(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
@@ -75,3 +104,4 @@ func.func @other_micro_tiles(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: m
       ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   return
 }
+

@@ -38,11 +38,13 @@ def ConvertPITToSCF : Pass<"convert-pit-to-scf"> {
 def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
   let summary = "Lowers the pit ops to gpu kernels";
   let description = [{
-    Turns every function that holds pit ops into host code launching GPU
-    kernels (`gpu.launch`, outlined later into `gpu.launch_func`). The
-    function's buffers are device buffers.
+    Turns every function that holds pit ops or linalg ops into host code
+    launching GPU kernels (`gpu.launch`, outlined later into
+    `gpu.launch_func`). The function's buffers are device buffers.
 
-    * `pit.detect` becomes a `gpu.memset` that clears the counts and a
+    * `pit.detect` (and `pit.count`, which records no positions and scans
+      only its sample of segments) becomes a `gpu.memset` that clears the
+      counts and a
       kernel that scans the tensor once and claims the slots of the non-zero
       micro-tiles
       of each segment with atomic adds (a 2-D tensor with rows of whole
@@ -69,9 +71,12 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       counts and writes the chosen index into a device buffer. Each
       `scf.index_switch` on it is replaced by all of its regions in order,
       every kernel of a region guarded by a read of that buffer, so that
-      only the chosen variant's kernels do work and the host never waits. A
-      variant with other host work than launches and allocations is an
-      error on the select.
+      only the chosen variant's kernels do work and the host never waits;
+      so is each `scf.if` whose condition pure ops compute from it (the
+      detection of an index that only some variants read), each kernel
+      computing the condition again from the value it reads. A region with
+      other host work than launches, allocations and memsets of buffers
+      only the guarded regions use is an error on the select.
 
     That SIMT lowering is correct for any body and element type. An STile
     whose body is the tile of an f16 or bf16 matmul or batch matmul with f32

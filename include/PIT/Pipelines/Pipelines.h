@@ -35,6 +35,12 @@ struct SparsifyPipelineOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("With a latency table: always run this variant (-1: "
                      "choose at run time; the number of variants: dense)"),
       llvm::cl::init(-1)};
+  detail::PassOptions::Option<int64_t> sampleEvery{
+      *this, "sample-every",
+      llvm::cl::desc("With a latency table: choose from the counts of every "
+                     "N-th segment, and detect only for the chosen variant "
+                     "(0: detect every index, then choose)"),
+      llvm::cl::init(16)};
 
   PITSparsifyOptions getSparsifyOptions() const {
     PITSparsifyOptions options;
@@ -42,6 +48,7 @@ struct SparsifyPipelineOptions : public PassPipelineOptions<Derived> {
     options.pitLoop = this->pitLoop;
     options.latencyTable = this->latencyTable;
     options.variant = this->variant;
+    options.sampleEvery = this->sampleEvery;
     return options;
   }
 };

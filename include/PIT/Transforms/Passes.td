@@ -70,11 +70,16 @@ def PITSparsify : Pass<"pit-sparsify"> {
     a GPU, see `bench/run_benchmark.py --tables`), the choice is made at run
     time (the PIT paper's Algorithm 1). Every variant the database has for
     the operation whose micro-tile is a candidate of the mark, and whose PIT
-    loop is legal for it, is built: one `pit.detect` per distinct index,
-    then `pit.select`, which estimates each variant's latency from the
-    coverage its detection found, and an `scf.index_switch` over the
-    variants' STiles, with the original operation (unmarked) as the dense
-    fallback. A fill of the output right before the operation moves into
+    loop is legal for it, is built: `pit.select`, which estimates each
+    variant's latency from the coverage of its micro-tiles, and an
+    `scf.index_switch` over the variants' STiles, with the original
+    operation (unmarked) as the dense fallback. With `sample-every` N > 0
+    (the default), the coverage is estimated from a sample: one `pit.count`
+    per distinct index over every N-th segment (fewer, down to 1, where the
+    sample would have fewer than 8 segments), and each index's `pit.detect`
+    runs in an `scf.if`, only when a variant that reads it is chosen: the
+    dense fallback then costs no detection. With 0, one `pit.detect` per
+    distinct index runs before the choice, which counts every segment. A fill of the output right before the operation moves into
     every case, so that each variant can fold it into its own writes.
     A variant may name the dense tile it was measured with (`dense_tile`,
     one extent per loop): several tiles of one micro-tile share its
@@ -111,7 +116,11 @@ def PITSparsify : Pass<"pit-sparsify"> {
            "With a latency table: always run this variant (-1: choose at "
            "run time; the number of variants: dense)">,
     Option<"pitLoop", "pit-loop", "int64_t", /*default=*/"-1",
-           "The loop to gather along (-1: the analysis' first choice)">
+           "The loop to gather along (-1: the analysis' first choice)">,
+    Option<"sampleEvery", "sample-every", "int64_t", /*default=*/"16",
+           "With a latency table: choose from the counts of every N-th "
+           "segment, and detect only for the chosen variant (0: detect every "
+           "index, then choose)">
   ];
   let dependentDialects = [
     "::mlir::pit::PITDialect",

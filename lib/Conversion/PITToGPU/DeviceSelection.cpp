@@ -10,6 +10,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -22,13 +24,34 @@ namespace {
 /// them, since one thread would wait for each load in turn.
 constexpr int64_t kChoiceThreads = 256;
 
+/// Whether a memset of `buffer` may run whatever the choice: the function
+/// allocates it, and only the guarded regions use it (besides its memsets
+/// and its free), so no work that runs sees what it holds when their
+/// variant is not chosen.
+bool isPrivateToGuarded(Value buffer, ArrayRef<Region *> guarded) {
+  if (!buffer.getDefiningOp<gpu::AllocOp>())
+    return false;
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    return isa<gpu::MemsetOp, gpu::DeallocOp>(user) ||
+           llvm::any_of(guarded, [&](Region *region) {
+             return region->isAncestor(user->getParentRegion());
+           });
+  });
+}
+
 /// Why `region` cannot run under a choice made on the device, or null: its
-/// kernels can be guarded, its allocations run anyway, but any other host
-/// op with effects would run whatever the choice.
-Operation *findUnguardableOp(Region &region) {
+/// kernels can be guarded, its allocations and the memsets of buffers only
+/// the guarded regions use run anyway, but any other host op with effects
+/// would run whatever the choice.
+Operation *findUnguardableOp(Region &region, ArrayRef<Region *> guarded) {
   for (Operation &op : region.front().without_terminator()) {
     if (auto launch = dyn_cast<gpu::LaunchOp>(op)) {
       if (!launch.getBody().hasOneBlock())
+        return &op;
+      continue;
+    }
+    if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
+      if (!isPrivateToGuarded(memset.getDst(), guarded))
         return &op;
       continue;
     }
@@ -128,6 +151,35 @@ void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch, Value choice,
                                terminator->getIterator());
 }
 
+/// Replaces `region`'s parent op by the region's block, each kernel of it
+/// guarded by `isChosen`.
+void inlineGuarded(RewriterBase &rewriter, Region &region, Value choice,
+                   function_ref<Value(OpBuilder &, Value)> isChosen) {
+  Block &block = region.front();
+  for (auto launch : llvm::to_vector(block.getOps<gpu::LaunchOp>()))
+    guardLaunch(rewriter, launch, choice, isChosen);
+  rewriter.eraseOp(block.getTerminator());
+  rewriter.inlineBlockBefore(&block, region.getParentOp());
+}
+
+/// Replaces `op` by its then-region, whose kernels run where `condition`
+/// (a function of `selected`, the select's result, through `predicate`'s
+/// pure ops) holds for the device's choice: each kernel computes it again
+/// from the value it reads.
+void predicateIf(RewriterBase &rewriter, scf::IfOp op, Value selected,
+                 ArrayRef<Operation *> predicate, Value choice) {
+  inlineGuarded(rewriter, op.getThenRegion(), choice,
+                [&](OpBuilder &b, Value chosen) -> Value {
+    IRMapping mapping;
+    mapping.map(selected, arith::IndexCastOp::create(
+                              b, op.getLoc(), b.getIndexType(), chosen));
+    for (Operation *predicateOp : predicate)
+      b.clone(*predicateOp, mapping);
+    return mapping.lookup(op.getCondition());
+  });
+  rewriter.eraseOp(op);
+}
+
 /// Replaces `op` by all its regions in order, the kernels of each guarded
 /// by whether `choice` names that region (a case's value, or none of them
 /// for the default).
@@ -140,19 +192,13 @@ void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
     Value constant = arith::ConstantIntOp::create(b, loc, value, 32);
     return arith::CmpIOp::create(b, loc, predicate, chosen, constant);
   };
-  auto inlineRegion = [&](Region &region,
-                          function_ref<Value(OpBuilder &, Value)> isChosen) {
-    Block &block = region.front();
-    for (auto launch : llvm::to_vector(block.getOps<gpu::LaunchOp>()))
-      guardLaunch(rewriter, launch, choice, isChosen);
-    rewriter.eraseOp(block.getTerminator());
-    rewriter.inlineBlockBefore(&block, op);
-  };
   for (auto [value, region] : llvm::zip(cases, op.getCaseRegions()))
-    inlineRegion(region, [&, value = value](OpBuilder &b, Value chosen) {
+    inlineGuarded(rewriter, region, choice,
+                  [&, value = value](OpBuilder &b, Value chosen) {
       return compare(b, arith::CmpIPredicate::eq, chosen, value);
     });
-  inlineRegion(op.getDefaultRegion(), [&](OpBuilder &b, Value chosen) {
+  inlineGuarded(rewriter, op.getDefaultRegion(), choice,
+                [&](OpBuilder &b, Value chosen) {
     Value none = arith::ConstantIntOp::create(b, loc, 1, 1);
     for (int64_t value : cases)
       none = arith::AndIOp::create(
@@ -162,26 +208,100 @@ void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
   rewriter.eraseOp(op);
 }
 
+/// What a pit.select decides on the host: switches over its result, and
+/// ifs whose condition pure ops compute from it (and constants) alone.
+struct ChoiceUsers {
+  SmallVector<scf::IndexSwitchOp> switches;
+  SmallVector<scf::IfOp> ifs;
+  /// The pure ops between the result and the ifs' conditions.
+  llvm::SetVector<Operation *> predicate;
+  /// The regions whose kernels the choice will guard.
+  SmallVector<Region *> guarded;
+};
+
+/// The users of `op`'s result, or failure with a diagnostic where one is
+/// neither a switch nor an if without results in `op`'s block, nor a pure
+/// op on the way to such an if's condition.
+FailureOr<ChoiceUsers> findChoiceUsers(SelectOp op) {
+  ChoiceUsers users;
+  auto unsupported = [&](Operation *user) {
+    return op.emitOpError(
+               "can only choose on the device for scf.index_switch and scf.if "
+               "ops without results that follow it in its block, and pure ops "
+               "computing their conditions; used by ")
+           << user->getName();
+  };
+  SmallVector<Value> worklist{op.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (user->getBlock() != op->getBlock())
+        return unsupported(user);
+      if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(user)) {
+        if (switchOp.getArg() != op.getResult() || switchOp.getNumResults())
+          return unsupported(user);
+        users.switches.push_back(switchOp);
+      } else if (auto ifOp = dyn_cast<scf::IfOp>(user)) {
+        if (ifOp.getNumResults() || !ifOp.getElseRegion().empty())
+          return unsupported(user);
+        users.ifs.push_back(ifOp);
+      } else if (isMemoryEffectFree(user) && user->getNumRegions() == 0 &&
+                 !user->hasTrait<OpTrait::IsTerminator>()) {
+        if (users.predicate.insert(user))
+          llvm::append_range(worklist, user->getResults());
+      } else {
+        return unsupported(user);
+      }
+    }
+  }
+  // Each kernel computes the conditions again from the choice it reads.
+  for (Operation *predicateOp : users.predicate)
+    for (Value operand : predicateOp->getOperands())
+      if (operand != op.getResult() &&
+          !users.predicate.contains(operand.getDefiningOp()) &&
+          !matchPattern(operand, m_Constant()))
+        return predicateOp->emitOpError(
+            "computes a condition on the choice from other values: it cannot "
+            "be evaluated on the device");
+  for (scf::IndexSwitchOp switchOp : users.switches)
+    for (Region &region : switchOp->getRegions())
+      users.guarded.push_back(&region);
+  for (scf::IfOp ifOp : users.ifs)
+    users.guarded.push_back(&ifOp.getThenRegion());
+  for (Region *region : users.guarded)
+    if (Operation *hostOp = findUnguardableOp(*region, users.guarded))
+      return op.emitOpError("cannot choose on the device: a variant runs '")
+             << hostOp->getName()
+             << "' on the host, which would run whatever the choice";
+  return users;
+}
+
+/// `condition`'s computation from the choice: the predicate ops and
+/// constants it depends on, in block order.
+SmallVector<Operation *> sliceOf(Value condition, const ChoiceUsers &users) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{condition};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !(users.predicate.contains(def) ||
+                  def->hasTrait<OpTrait::ConstantLike>()))
+      continue;
+    if (slice.insert(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered = slice.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
 } // namespace
 
 LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
                                              SelectOp op) {
-  SmallVector<scf::IndexSwitchOp> switches;
-  for (Operation *user : op->getUsers()) {
-    auto switchOp = dyn_cast<scf::IndexSwitchOp>(user);
-    if (!switchOp || switchOp.getArg() != op.getResult() ||
-        switchOp.getNumResults() != 0 || switchOp->getBlock() != op->getBlock())
-      return op.emitOpError(
-          "can only choose on the device for scf.index_switch ops without "
-          "results that follow it in its block; used by ")
-             << user->getName();
-    for (Region &region : switchOp->getRegions())
-      if (Operation *hostOp = findUnguardableOp(region))
-        return op.emitOpError("cannot choose on the device: a variant runs '")
-               << hostOp->getName()
-               << "' on the host, which would run whatever the choice";
-    switches.push_back(switchOp);
-  }
+  FailureOr<ChoiceUsers> users = findChoiceUsers(op);
+  if (failed(users))
+    return failure();
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -194,14 +314,23 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
                      .getMemref();
   buildChoiceKernel(rewriter, loc, op, choice);
   Operation *last = op;
-  for (scf::IndexSwitchOp switchOp : switches)
-    if (last->isBeforeInBlock(switchOp))
-      last = switchOp;
+  for (Region *region : users->guarded)
+    if (last->isBeforeInBlock(region->getParentOp()))
+      last = region->getParentOp();
   rewriter.setInsertionPointAfter(last);
   gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
                          choice);
-  for (scf::IndexSwitchOp switchOp : switches)
+  for (scf::IfOp ifOp : users->ifs)
+    predicateIf(rewriter, ifOp, op.getResult(),
+                sliceOf(ifOp.getCondition(), *users), choice);
+  for (scf::IndexSwitchOp switchOp : users->switches)
     predicateSwitch(rewriter, switchOp, choice);
+  // Users before their operands.
+  SmallVector<Operation *> predicate = users->predicate.takeVector();
+  llvm::sort(predicate,
+             [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+  for (Operation *predicateOp : predicate)
+    rewriter.eraseOp(predicateOp);
   rewriter.eraseOp(op);
   return success();
 }

@@ -184,15 +184,33 @@ bool isOutputType(Type outputType, Type inputType) {
 
 /// The pit.detect that fills `positions` before `op`, in its block or in
 /// the blocks that enclose it (a variant of run-time selection runs inside a
-/// case of the switch, after the detections), or null.
+/// case of the switch, after the detections), directly or in the scf.if
+/// that runs it only for the variants that read it; or null.
 DetectOp findDetect(STileOp op, Value positions) {
+  auto fills = [&](Operation &candidate) {
+    auto detect = dyn_cast<DetectOp>(candidate);
+    return detect && detect.getPositions() == positions ? detect : DetectOp();
+  };
   for (Operation *at = op; at && !isa<FunctionOpInterface>(at);
        at = at->getParentOp())
-    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
-      if (auto detect = dyn_cast<DetectOp>(prev))
-        if (detect.getPositions() == positions)
-          return detect;
+    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (DetectOp detect = fills(*prev))
+        return detect;
+      if (auto ifOp = dyn_cast<scf::IfOp>(prev))
+        for (Operation &guarded : *ifOp.thenBlock())
+          if (DetectOp detect = fills(guarded))
+            return detect;
+    }
   return nullptr;
+}
+
+/// `detect`, or the op that encloses it in a block that also encloses `op`
+/// (the scf.if that guards it): where buffers both use must be allocated.
+Operation *findCommonAnchor(DetectOp detect, STileOp op) {
+  Operation *anchor = detect;
+  while (!anchor->getBlock()->findAncestorOpInBlock(*op))
+    anchor = anchor->getParentOp();
+  return anchor;
 }
 
 /// Where the compacted copy of `detect` is freed: with the index it is
@@ -201,9 +219,9 @@ DetectOp findDetect(STileOp op, Value positions) {
 /// dealloc.
 void setInsertionPointForCopyDealloc(OpBuilder &b, DetectOp detect,
                                      STileOp op) {
+  Block *block = findCommonAnchor(detect, op)->getBlock();
   for (Operation *user : detect.getPositions().getUsers())
-    if (isa<memref::DeallocOp>(user) &&
-        user->getBlock() == detect->getBlock()) {
+    if (isa<memref::DeallocOp>(user) && user->getBlock() == block) {
       b.setInsertionPointAfter(user);
       return;
     }
@@ -826,7 +844,7 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
   if (readsCopy && !matched->compactedA) {
     ownsCopy = true;
     OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(detect);
+    rewriter.setInsertionPoint(findCommonAnchor(detect, op));
     auto positionsType = cast<MemRefType>(matched->positions.getType());
     auto copyType = MemRefType::get(
         {positionsType.getDimSize(0), positionsType.getDimSize(1),

@@ -145,78 +145,73 @@ Threads gridThreads(OpBuilder &b, Location loc, gpu::LaunchOp launch) {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 //===----------------------------------------------------------------------===//
-// pit.detect
+// pit.detect and pit.count
 //===----------------------------------------------------------------------===//
 
 /// `compactedCopy`: where the scan also writes the non-zero micro-tiles, for
 /// a tensor-core STile that reads them (or null).
-LogicalResult lowerDetect(RewriterBase &rewriter, DetectOp op,
-                          int64_t blockSize, Value compactedCopy) {
-  MemRefType sourceType = op.getSource().getType();
+LogicalResult lowerScan(RewriterBase &rewriter, const MicroTileScan &scan,
+                        int64_t blockSize, Value compactedCopy) {
+  auto sourceType = cast<MemRefType>(scan.source.getType());
   if (!sourceType.hasStaticShape())
-    return op.emitOpError("the GPU lowering needs a static shape, got ")
+    return scan.op->emitOpError("the GPU lowering needs a static shape, got ")
            << sourceType;
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
+  Location loc = scan.op->getLoc();
+  rewriter.setInsertionPoint(scan.op);
   OpBuilder &b = rewriter;
-  ArrayRef<int64_t> shape = sourceType.getShape();
-  ArrayRef<int64_t> microTile = op.getMicroTile();
-  int64_t axis = op.getAxis();
-  SmallVector<int64_t> grid;
-  int64_t numTiles = 1;
-  for (auto [dim, extent] : llvm::enumerate(shape)) {
-    grid.push_back(extent / microTile[dim]);
-    numTiles *= grid.back();
-  }
 
   // Clear the counts: a memset on the stream, no kernel to launch.
   gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{},
-                        op.getCounts(), arith::ConstantIntOp::create(b, loc, 0, 32));
+                        scan.counts, arith::ConstantIntOp::create(b, loc, 0, 32));
 
   // 16-byte loads where the shapes allow; otherwise one thread per
   // micro-tile scans it, and if it holds a non-zero, claims a slot in its
   // segment. Slots come in whatever order the atomics land.
-  if (succeeded(buildVectorizedDetection(b, loc, op, blockSize, compactedCopy))) {
-    rewriter.eraseOp(op);
+  if (succeeded(buildVectorizedDetection(b, loc, scan, blockSize,
+                                         compactedCopy))) {
+    rewriter.eraseOp(scan.op);
     return success();
   }
   if (compactedCopy)
-    return op.emitOpError("the scan cannot write the compacted copy that the "
-                          "tensor-core STile reads");
-  gpu::LaunchOp launch =
-      createLaunch(b, loc, ceilDiv(numTiles, blockSize), blockSize);
-  SmallVector<Value> gridExtents;
-  for (int64_t extent : grid)
-    gridExtents.push_back(constantIndex(b, loc, extent));
-  buildStridedLoops(b, loc, gridExtents, gridThreads(b, loc, launch),
-                    [&](OpBuilder &b, Location loc, ValueRange tileIvs) {
-    SmallVector<Value> origin, micro;
-    Value segment = constantIndex(b, loc, 0);
-    for (auto [dim, iv] : llvm::enumerate(tileIvs)) {
-      micro.push_back(constantIndex(b, loc, microTile[dim]));
-      origin.push_back(arith::MulIOp::create(b, loc, iv, micro.back()));
-      if (static_cast<int64_t>(dim) != axis)
-        segment = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, segment, gridExtents[dim]), iv);
-    }
-    Value hasNonZero = buildMicroTileHasNonZero(b, loc, op.getSource(),
-                                                origin, micro);
-    scf::IfOp::create(b, loc, hasNonZero,
-                      [&](OpBuilder &b, Location loc) {
-      Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
-      Value slot32 = memref::AtomicRMWOp::create(
-          b, loc, arith::AtomicRMWKind::addi, oneI32, op.getCounts(),
-          ValueRange{segment});
-      Value slot = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot32);
-      Value position = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                                  tileIvs[axis]);
-      memref::StoreOp::create(b, loc, position, op.getPositions(),
-                              ValueRange{segment, slot});
-      scf::YieldOp::create(b, loc);
-    });
-  });
-  rewriter.eraseOp(op);
+    return scan.op->emitOpError("the scan cannot write the compacted copy "
+                                "that the tensor-core STile reads");
+  SmallVector<Value> grid, micro;
+  for (auto [extent, microExtent] :
+       llvm::zip(sourceType.getShape(), scan.microTile)) {
+    grid.push_back(constantIndex(b, loc, extent / microExtent));
+    micro.push_back(constantIndex(b, loc, microExtent));
+  }
+  int64_t sampled = cast<MemRefType>(scan.counts.getType()).getDimSize(0);
+  int64_t capacity = sourceType.getDimSize(scan.axis) / scan.microTile[scan.axis];
+  gpu::LaunchOp launch = createLaunch(
+      b, loc, ceilDiv(sampled * capacity, blockSize), blockSize);
+  Value every = constantIndex(b, loc, scan.every);
+  buildStridedLoops(
+      b, loc, {constantIndex(b, loc, sampled), grid[scan.axis]},
+      gridThreads(b, loc, launch),
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value segment = arith::MulIOp::create(b, loc, ivs[0], every);
+        SmallVector<Value> origin =
+            buildMicroTileOrigin(b, loc, scan, grid, segment, ivs[1]);
+        Value hasNonZero =
+            buildMicroTileHasNonZero(b, loc, scan.source, origin, micro);
+        scf::IfOp::create(b, loc, hasNonZero, [&](OpBuilder &b, Location loc) {
+          Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
+          Value slot32 = memref::AtomicRMWOp::create(
+              b, loc, arith::AtomicRMWKind::addi, oneI32, scan.counts,
+              ValueRange{ivs[0]});
+          if (scan.positions) {
+            Value slot =
+                arith::IndexCastOp::create(b, loc, b.getIndexType(), slot32);
+            Value position =
+                arith::IndexCastOp::create(b, loc, b.getI32Type(), ivs[1]);
+            memref::StoreOp::create(b, loc, position, scan.positions,
+                                    ValueRange{segment, slot});
+          }
+          scf::YieldOp::create(b, loc);
+        });
+      });
+  rewriter.eraseOp(scan.op);
   return success();
 }
 
@@ -372,11 +367,35 @@ bool isMemsetFill(Operation *op) {
           element.getIntOrFloatBitWidth() == 16);
 }
 
-/// Whether `op` belongs to a variant of run-time selection (a region of a
-/// switch on a pit.select), whose kernels the device's choice will guard.
+/// Whether `value` is computed from a pit.select's result.
+bool dependsOnChoice(Value value) {
+  SmallVector<Value> worklist{value};
+  llvm::SmallPtrSet<Operation *, 8> visited;
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !visited.insert(def).second)
+      continue;
+    if (isa<SelectOp>(def))
+      return true;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+/// Whether `op` runs only for some choices of run-time selection (in a
+/// region of a switch on a pit.select, or of an scf.if on a condition
+/// computed from one), whose kernels the device's choice will guard.
 bool runsInVariant(Operation *op) {
-  auto switchOp = op->getParentOfType<scf::IndexSwitchOp>();
-  return switchOp && switchOp.getArg().getDefiningOp<SelectOp>();
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(parent);
+        switchOp && dependsOnChoice(switchOp.getArg()))
+      return true;
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent);
+        ifOp && dependsOnChoice(ifOp.getCondition()))
+      return true;
+  }
+  return false;
 }
 
 /// Blocks of a grid-stride kernel: with 256 threads each, about as many
@@ -532,16 +551,22 @@ struct ConvertPITToGPUPass
     IRRewriter rewriter(&getContext());
     bool failed = false;
     module.walk([&](func::FuncOp func) {
-      bool hasPIT = false;
+      // A function without pit ops still runs on the device where it holds
+      // linalg ops (a dense fallback forced at compile time): left to the
+      // host, they would read device buffers.
+      bool runsOnDevice = false;
       func.walk([&](Operation *op) {
-        hasPIT |= isa<PITDialect>(op->getDialect());
+        runsOnDevice |=
+            isa<PITDialect>(op->getDialect()) || isa<linalg::LinalgOp>(op);
       });
-      if (!hasPIT)
+      if (!runsOnDevice)
         return;
       SmallVector<STileOp> stiles;
       SmallVector<DetectOp> detects;
       func.walk([&](STileOp op) { stiles.push_back(op); });
+      SmallVector<CountOp> counts;
       func.walk([&](DetectOp op) { detects.push_back(op); });
+      func.walk([&](CountOp op) { counts.push_back(op); });
       SmallVector<CompactedCopy> copies;
       MmaKernelOptions mmaOptions{mmaBlockColumns, mmaChunk, mmaStages,
                                   hasVectorAtomics(chip),
@@ -563,9 +588,12 @@ struct ConvertPITToGPUPass
         for (const CompactedCopy &compacted : copies)
           if (compacted.detect == op)
             copy = compacted.buffer;
-        failed |=
-            mlir::failed(lowerDetect(rewriter, op, threadsPerBlock, copy));
+        failed |= mlir::failed(lowerScan(rewriter, MicroTileScan::of(op),
+                                         threadsPerBlock, copy));
       }
+      for (CountOp op : counts)
+        failed |= mlir::failed(lowerScan(rewriter, MicroTileScan::of(op),
+                                         threadsPerBlock, /*compactedCopy=*/{}));
       // Dense matmuls (the fallback of a selection among variants) run on
       // the tensor cores too.
       if (useTensorCores) {

@@ -70,6 +70,9 @@ struct ScanLayout {
   /// (writing the compacted copy: a vector's worth each).
   int64_t rowSharers, rowsPerThread;
   int64_t numThreads;
+  /// The scan's sample (1: every segment), the bands it scans and the
+  /// vectors of a row it scans in each.
+  int64_t every, scannedBands, scannedVectorsPerRow;
   /// Whether a warp lies in one band and claims its lanes' slots at once.
   bool warpClaims;
 };
@@ -77,9 +80,9 @@ struct ScanLayout {
 /// The layout of the scan of `op`, or failure where the source is not 2-D
 /// with rows of whole vectors, or a micro-tile row is not a power-of-two
 /// fraction or multiple (up to a warp) of a vector.
-FailureOr<ScanLayout> planScan(DetectOp op, int64_t blockSize,
+FailureOr<ScanLayout> planScan(const MicroTileScan &scan, int64_t blockSize,
                                bool writesCopy) {
-  MemRefType sourceType = op.getSource().getType();
+  auto sourceType = cast<MemRefType>(scan.source.getType());
   Type elementType = sourceType.getElementType();
   if (sourceType.getRank() != 2 || !sourceType.hasStaticShape() ||
       !elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() < 8 ||
@@ -88,8 +91,8 @@ FailureOr<ScanLayout> planScan(DetectOp op, int64_t blockSize,
   ScanLayout layout;
   int64_t rows = sourceType.getDimSize(0), columns = sourceType.getDimSize(1);
   layout.lanes = kVectorBytes * 8 / elementType.getIntOrFloatBitWidth();
-  layout.microRows = op.getMicroTile()[0];
-  layout.microColumns = op.getMicroTile()[1];
+  layout.microRows = scan.microTile[0];
+  layout.microColumns = scan.microTile[1];
   layout.narrow = layout.microColumns <= layout.lanes;
   layout.sharers = layout.narrow ? 1 : layout.microColumns / layout.lanes;
   if (columns % layout.lanes ||
@@ -99,11 +102,26 @@ FailureOr<ScanLayout> planScan(DetectOp op, int64_t blockSize,
     return failure();
   layout.vectorsPerRow = columns / layout.lanes;
   int64_t bands = rows / layout.microRows;
+  // A sample of the segments (pit.count): every `every`-th band gathered
+  // along the columns; gathered along the rows, every `every`-th micro-tile
+  // column, whole vectors of it (so none narrower than a vector).
+  layout.every = scan.every;
+  layout.scannedBands = bands;
+  layout.scannedVectorsPerRow = layout.vectorsPerRow;
+  if (scan.axis == 1) {
+    layout.scannedBands = llvm::divideCeil(bands, scan.every);
+  } else if (scan.every > 1) {
+    if (layout.narrow)
+      return failure();
+    int64_t segments = columns / layout.microColumns;
+    layout.scannedVectorsPerRow =
+        llvm::divideCeil(segments, scan.every) * layout.sharers;
+  }
   // Gathered along rows, every band holds one micro-tile of each segment (a
   // micro-tile column): one claim a band would make thousands of atomic
   // adds to each counter, which serialize.
   layout.bandsPerThread = 1;
-  if (op.getAxis() == 0)
+  if (scan.axis == 0)
     while (2 * layout.bandsPerThread * layout.microRows <= kRowsPerClaim &&
            bands % (2 * layout.bandsPerThread) == 0)
       layout.bandsPerThread *= 2;
@@ -118,12 +136,12 @@ FailureOr<ScanLayout> planScan(DetectOp op, int64_t blockSize,
   // shuffles: they need whole warps.
   if ((layout.sharers > 1 || layout.rowSharers > 1) && blockSize % kWarpSize)
     return failure();
-  layout.numThreads = bands / layout.bandsPerThread * layout.vectorsPerRow *
-                      layout.rowSharers;
+  layout.numThreads = layout.scannedBands / layout.bandsPerThread *
+                      layout.scannedVectorsPerRow * layout.rowSharers;
   // Gathered along columns, a warp lies in one band (one segment) when the
   // rows are whole warps of vectors.
   layout.warpClaims =
-      op.getAxis() == 1 &&
+      scan.axis == 1 &&
       layout.vectorsPerRow * layout.rowSharers % kWarpSize == 0 &&
       blockSize % kWarpSize == 0;
   return layout;
@@ -132,7 +150,7 @@ FailureOr<ScanLayout> planScan(DetectOp op, int64_t blockSize,
 /// Builds the scan kernel of one pit.detect, phase by phase.
 class DetectionKernel {
 public:
-  DetectionKernel(OpBuilder &b, Location loc, DetectOp op,
+  DetectionKernel(OpBuilder &b, Location loc, const MicroTileScan &scan,
                   const ScanLayout &layout, int64_t blockSize,
                   Value compactedCopy);
 
@@ -183,7 +201,7 @@ private:
   OpBuilder &b;
   Location loc;
   KernelBuilder k;
-  DetectOp op;
+  const MicroTileScan &scan;
   const ScanLayout &layout;
   Value compactedCopy;
   VectorType maskType, vectorType;
@@ -197,12 +215,14 @@ private:
 
 } // namespace
 
-DetectionKernel::DetectionKernel(OpBuilder &b, Location loc, DetectOp op,
+DetectionKernel::DetectionKernel(OpBuilder &b, Location loc,
+                                 const MicroTileScan &scan,
                                  const ScanLayout &layout, int64_t blockSize,
                                  Value compactedCopy)
-    : b(b), loc(loc), k{b, loc}, op(op), layout(layout),
+    : b(b), loc(loc), k{b, loc}, scan(scan), layout(layout),
       compactedCopy(compactedCopy) {
-  Type elementType = op.getSource().getType().getElementType();
+  Type elementType =
+      cast<MemRefType>(scan.source.getType()).getElementType();
   maskType = VectorType::get({layout.lanes}, b.getI1Type());
   vectorType = VectorType::get({layout.lanes}, elementType);
   launch = createLaunch(b, loc,
@@ -212,10 +232,19 @@ DetectionKernel::DetectionKernel(OpBuilder &b, Location loc, DetectOp op,
                  launch.getThreadIds().x);
   rowPart = k.rem(thread, layout.rowSharers);
   Value vectorColumn = k.div(thread, layout.rowSharers);
-  firstBand = k.mul(k.div(vectorColumn, layout.vectorsPerRow),
-                    k.index(layout.bandsPerThread));
-  column = k.mul(k.rem(vectorColumn, layout.vectorsPerRow),
-                 k.index(layout.lanes));
+  Value scannedBand = k.mul(k.div(vectorColumn, layout.scannedVectorsPerRow),
+                            k.index(layout.bandsPerThread));
+  Value scannedVector = k.rem(vectorColumn, layout.scannedVectorsPerRow);
+  // A sample takes every `every`-th band (gathered along the columns) or
+  // micro-tile column (along the rows, `sharers` vectors each).
+  firstBand = scan.axis == 1 ? k.mul(scannedBand, k.index(layout.every))
+                             : scannedBand;
+  Value vectorIndex = scannedVector;
+  if (scan.axis == 0 && layout.every > 1)
+    vectorIndex = k.add(k.mul(k.div(scannedVector, layout.sharers),
+                         k.index(layout.every * layout.sharers)),
+                   k.rem(scannedVector, layout.sharers));
+  column = k.mul(vectorIndex, k.index(layout.lanes));
   lane = k.rem(launch.getThreadIds().x, kWarpSize);
   if (layout.narrow) {
     for (int64_t first = 0; first < layout.lanes; first += layout.microColumns)
@@ -233,7 +262,7 @@ void DetectionKernel::build() {
   SmallVector<SmallVector<Value>> bandFlags;
   for (Value mask : masks)
     bandFlags.push_back(flagsOf(mask));
-  if (op.getAxis() == 0)
+  if (scan.axis == 0)
     claimAlongRows(bandFlags);
   else
     claimAlongColumns(bandFlags.front(), kept);
@@ -246,11 +275,11 @@ DetectionKernel::scanBands() {
   int64_t keptRows = compactedCopy ? layout.rowsPerThread : 0;
   int64_t bands = layout.bandsPerThread;
   Value inRange = k.ult(thread, k.index(layout.numThreads));
-  auto scan = scf::IfOp::create(
+  auto loads = scf::IfOp::create(
       b, loc, inRange,
       [&](OpBuilder &b, Location loc) {
         auto loadRow = [&](Value row) {
-          return vector::LoadOp::create(b, loc, vectorType, op.getSource(),
+          return vector::LoadOp::create(b, loc, vectorType, scan.source,
                                         ValueRange{row, column},
                                         /*nontemporal=*/false,
                                         llvm::MaybeAlign(kVectorBytes))
@@ -297,7 +326,7 @@ DetectionKernel::scanBands() {
         results.append(keptRows, zeros);
         scf::YieldOp::create(b, loc, results);
       });
-  ValueRange results = scan.getResults();
+  ValueRange results = loads.getResults();
   return {SmallVector<Value>(results.begin(), results.begin() + bands),
           SmallVector<Value>(results.begin() + bands, results.end())};
 }
@@ -360,8 +389,9 @@ Value DetectionKernel::countOf(ValueRange flags) {
 }
 
 Value DetectionKernel::claim(Value segment, Value count) {
+  Value sampled = layout.every > 1 ? k.div(segment, layout.every) : segment;
   return memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, count,
-                                     op.getCounts(), ValueRange{segment})
+                                     scan.counts, ValueRange{sampled})
       .getResult();
 }
 
@@ -392,7 +422,7 @@ Value DetectionKernel::record(Value flag, Value position, Value segment,
           OpBuilder::InsertionGuard inner(b);
           if (writesPosition)
             enterIf(writesPosition);
-          memref::StoreOp::create(b, loc, k.toI32(position), op.getPositions(),
+          memref::StoreOp::create(b, loc, k.toI32(position), scan.positions,
                                   ValueRange{segment, slot});
         }
         if (onRecorded)
@@ -413,7 +443,10 @@ void DetectionKernel::claimAlongRows(ArrayRef<SmallVector<Value>> bandFlags) {
     Value count = countOf(flags);
     OpBuilder::InsertionGuard inner(b);
     enterIf(nonZero(count));
-    Value slot = k.toIndex(claim(tileColumn, count));
+    Value first = claim(tileColumn, count);
+    if (!scan.positions)
+      continue;
+    Value slot = k.toIndex(first);
     for (auto [band, flag] : llvm::enumerate(flags))
       slot = record(flag, k.add(firstBand, k.index(band)), tileColumn, slot);
   }
@@ -445,8 +478,10 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
     Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             lane, k.index(0));
     Value claims = arith::AndIOp::create(b, loc, firstLane, nonZero(total));
-    Value base = shuffle(claimIf(claims, band, total), k.i32(0),
-                         gpu::ShuffleMode::IDX);
+    Value warpFirst = claimIf(claims, band, total);
+    if (!scan.positions)
+      return;
+    Value base = shuffle(warpFirst, k.i32(0), gpu::ShuffleMode::IDX);
     Value before =
         fromClaimer(arith::SubIOp::create(b, loc, inclusive, claimed));
     first = arith::AddIOp::create(b, loc, base, before);
@@ -458,6 +493,8 @@ void DetectionKernel::claimAlongColumns(ArrayRef<Value> flags,
     enterIf(nonZero(count));
     first = claim(band, count);
   }
+  if (!scan.positions)
+    return;
   Value slot = k.toIndex(first);
   for (auto [flagLane, flag] : llvm::enumerate(flags)) {
     // The micro-tile's column, contiguous in the compacted copy: this
@@ -496,18 +533,19 @@ bool mlir::pit::canWriteCompactedCopy(DetectOp op) {
 }
 
 LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
-                                                  DetectOp op,
+                                                  const MicroTileScan &scan,
                                                   int64_t blockSize,
                                                   Value compactedCopy) {
   // The compacted copy is written from the loaded vectors: single columns
   // gathered along the columns, bands of whole vectors, loaded unrolled.
-  if (compactedCopy && !canWriteCompactedCopy(op))
+  if (compactedCopy &&
+      !(isa<DetectOp>(scan.op) && canWriteCompactedCopy(cast<DetectOp>(scan.op))))
     return failure();
   FailureOr<ScanLayout> layout =
-      planScan(op, blockSize, static_cast<bool>(compactedCopy));
+      planScan(scan, blockSize, static_cast<bool>(compactedCopy));
   if (failed(layout))
     return failure();
   OpBuilder::InsertionGuard guard(b);
-  DetectionKernel(b, loc, op, *layout, blockSize, compactedCopy).build();
+  DetectionKernel(b, loc, scan, *layout, blockSize, compactedCopy).build();
   return success();
 }

@@ -33,69 +33,60 @@ void buildElementLoops(OpBuilder &b, Location loc, ArrayRef<Value> extents,
 
 
 //===----------------------------------------------------------------------===//
-// pit.detect
+// pit.detect and pit.count
 //===----------------------------------------------------------------------===//
 
-void lowerDetect(RewriterBase &rewriter, DetectOp op) {
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
+void lowerScan(RewriterBase &rewriter, const MicroTileScan &scan) {
+  Location loc = scan.op->getLoc();
+  rewriter.setInsertionPoint(scan.op);
   OpBuilder &b = rewriter;
-  Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
-  ArrayRef<int64_t> microTile = op.getMicroTile();
-  int64_t axis = op.getAxis();
-  SmallVector<Value> shape = getMemRefExtents(b, loc, op.getSource());
+  Value one = constantIndex(b, loc, 1);
+  SmallVector<Value> shape = getMemRefExtents(b, loc, scan.source);
   SmallVector<Value> grid, micro;
   for (auto [dim, extent] : llvm::enumerate(shape)) {
-    micro.push_back(constantIndex(b, loc, microTile[dim]));
+    micro.push_back(constantIndex(b, loc, scan.microTile[dim]));
     grid.push_back(arith::DivUIOp::create(b, loc, extent, micro.back()));
   }
 
-  // counts[s] = 0 for every segment.
+  // counts[i] = 0 for every (sampled) segment.
   Value zeroI32 = arith::ConstantIntOp::create(b, loc, 0, 32);
-  buildElementLoops(b, loc, getMemRefExtents(b, loc, op.getCounts()),
+  SmallVector<Value> sampled = getMemRefExtents(b, loc, scan.counts);
+  buildElementLoops(b, loc, sampled,
                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                      memref::StoreOp::create(b, loc, zeroI32, op.getCounts(),
+                      memref::StoreOp::create(b, loc, zeroI32, scan.counts,
                                               ivs);
                     });
 
-  buildElementLoops(b, loc, grid, [&](OpBuilder &b, Location loc,
-                                      ValueRange tileIvs) {
+  Value every = constantIndex(b, loc, scan.every);
+  buildElementLoops(b, loc, {sampled[0], grid[scan.axis]},
+                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
     // Walk the candidates of a segment in descending order: the index is
     // unordered by contract, and the consumers must not notice.
-    Value last = arith::SubIOp::create(b, loc, grid[axis], one);
-    Value position = arith::SubIOp::create(b, loc, last, tileIvs[axis]);
-    Value segment = zero;
-    SmallVector<Value> origin;
-    for (auto [dim, iv] : llvm::enumerate(tileIvs)) {
-      Value coordinate = static_cast<int64_t>(dim) == axis ? position : iv;
-      origin.push_back(arith::MulIOp::create(b, loc, coordinate, micro[dim]));
-      if (static_cast<int64_t>(dim) == axis)
-        continue;
-      segment = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, segment, grid[dim]), iv);
-    }
-
-    Value hasNonZero = buildMicroTileHasNonZero(b, loc, op.getSource(),
-                                                origin, micro);
-    scf::IfOp::create(b, loc, hasNonZero,
-                      [&](OpBuilder &b, Location loc) {
-                        Value count = memref::LoadOp::create(
-                            b, loc, op.getCounts(), segment);
-                        Value slot = arith::IndexCastOp::create(
-                            b, loc, b.getIndexType(), count);
-                        Value position32 = arith::IndexCastOp::create(
-                            b, loc, b.getI32Type(), position);
-                        memref::StoreOp::create(b, loc, position32,
-                                                op.getPositions(),
-                                                ValueRange{segment, slot});
-                        Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
-                        memref::StoreOp::create(
-                            b, loc, arith::AddIOp::create(b, loc, count, oneI32),
-                            op.getCounts(), segment);
-                        scf::YieldOp::create(b, loc);
-                      });
+    Value last = arith::SubIOp::create(b, loc, grid[scan.axis], one);
+    Value position = arith::SubIOp::create(b, loc, last, ivs[1]);
+    Value segment = arith::MulIOp::create(b, loc, ivs[0], every);
+    SmallVector<Value> origin =
+        buildMicroTileOrigin(b, loc, scan, grid, segment, position);
+    Value hasNonZero =
+        buildMicroTileHasNonZero(b, loc, scan.source, origin, micro);
+    scf::IfOp::create(b, loc, hasNonZero, [&](OpBuilder &b, Location loc) {
+      Value count = memref::LoadOp::create(b, loc, scan.counts, ivs[0]);
+      if (scan.positions) {
+        Value slot =
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
+        Value position32 =
+            arith::IndexCastOp::create(b, loc, b.getI32Type(), position);
+        memref::StoreOp::create(b, loc, position32, scan.positions,
+                                ValueRange{segment, slot});
+      }
+      Value oneI32 = arith::ConstantIntOp::create(b, loc, 1, 32);
+      memref::StoreOp::create(b, loc,
+                              arith::AddIOp::create(b, loc, count, oneI32),
+                              scan.counts, ivs[0]);
+      scf::YieldOp::create(b, loc);
+    });
   });
-  rewriter.eraseOp(op);
+  rewriter.eraseOp(scan.op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -209,7 +200,9 @@ struct ConvertPITToSCFPass
       lowerSTile(rewriter, op);
     getOperation()->walk([&](Operation *op) {
       if (auto detect = dyn_cast<DetectOp>(op))
-        lowerDetect(rewriter, detect);
+        lowerScan(rewriter, MicroTileScan::of(detect));
+      else if (auto count = dyn_cast<CountOp>(op))
+        lowerScan(rewriter, MicroTileScan::of(count));
       else if (auto read = dyn_cast<SReadOp>(op))
         lowerSReadToElements(rewriter, read, buildElementLoops);
       else if (auto write = dyn_cast<SWriteOp>(op))

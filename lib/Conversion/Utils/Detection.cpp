@@ -36,3 +36,23 @@ Value mlir::pit::buildMicroTileHasNonZero(OpBuilder &b, Location loc,
       });
   return elements.results.front();
 }
+
+SmallVector<Value> mlir::pit::buildMicroTileOrigin(OpBuilder &b, Location loc,
+                                                   const MicroTileScan &scan,
+                                                   ArrayRef<Value> grid,
+                                                   Value segment,
+                                                   Value position) {
+  int64_t rank = scan.microTile.size();
+  SmallVector<Value> origin(rank);
+  Value rest = segment;
+  for (int64_t dim = rank - 1; dim >= 0; --dim) {
+    Value coordinate = position;
+    if (dim != scan.axis) {
+      coordinate = arith::RemUIOp::create(b, loc, rest, grid[dim]);
+      rest = arith::DivUIOp::create(b, loc, rest, grid[dim]);
+    }
+    origin[dim] = arith::MulIOp::create(
+        b, loc, coordinate, constantIndex(b, loc, scan.microTile[dim]));
+  }
+  return origin;
+}

@@ -30,6 +30,30 @@ func.func @detect(%a: memref<64x8xf32>, %counts: memref<2xi32>, %positions: memr
 
 // -----
 
+// A count of every 4th segment: the sampled segments' micro-tiles only,
+// into counts[i] for segment 4 i, and no positions.
+// CHECK-LABEL: func @count
+// CHECK-SAME: (%[[A:.+]]: memref<256x8xf32>, %[[COUNTS:.+]]: memref<2xi32>)
+// CHECK: scf.for %[[S:.+]] =
+// CHECK:   memref.store %{{.+}}, %[[COUNTS]][%[[S]]]
+// CHECK: scf.for %[[I:.+]] =
+// CHECK:   scf.for %[[P:.+]] =
+// CHECK:     %[[SEGMENT:.+]] = arith.muli %[[I]], %c4
+// CHECK:     arith.remui %[[SEGMENT]]
+// CHECK:     scf.if
+// CHECK:       %[[C:.+]] = memref.load %[[COUNTS]][%[[I]]]
+// CHECK-NOT:   memref.store %{{.+}}, %{{.+}}[%[[SEGMENT]]
+// CHECK:       %[[NEXT:.+]] = arith.addi %[[C]]
+// CHECK-NEXT:  memref.store %[[NEXT]], %[[COUNTS]][%[[I]]]
+// CHECK-NOT: pit.count
+func.func @count(%a: memref<256x8xf32>, %counts: memref<2xi32>) {
+  pit.count %a micro_tile [32, 1] axis 1 every 4 into %counts
+      : memref<256x8xf32>, memref<2xi32>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func @stile
 // The tile buffers are allocated once, before the loops.
 // CHECK: %[[TA:.+]] = memref.alloca() : memref<32x32xf32>

@@ -333,6 +333,30 @@ func.func @swrite_combiner_integer(%c: memref<128x128xf32>, %t: memref<32x32xf32
 
 // -----
 
+func.func @count_counts(%a: memref<4096x4096xf16>, %c: memref<16xi32>) {
+  // expected-error @+1 {{'pit.count' op expects counts to hold 8 sampled segments, got 16}}
+  pit.count %a micro_tile [32, 1] axis 1 every 16 into %c : memref<4096x4096xf16>, memref<16xi32>
+  return
+}
+
+// -----
+
+func.func @count_every(%a: memref<4096x4096xf16>, %c: memref<8xi32>) {
+  // expected-error @+1 {{'pit.count' op attribute 'every' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  pit.count %a micro_tile [32, 1] axis 1 every 0 into %c : memref<4096x4096xf16>, memref<8xi32>
+  return
+}
+
+// -----
+
+func.func @count_divide(%a: memref<100x256xf16>, %c: memref<1xi32>) {
+  // expected-error @+1 {{'pit.count' op micro-tile extent 32 does not divide source dimension 0 of size 100}}
+  pit.count %a micro_tile [32, 1] axis 1 every 16 into %c : memref<100x256xf16>, memref<1xi32>
+  return
+}
+
+// -----
+
 func.func @select_no_variant() -> index {
   // expected-error @+1 {{'pit.select' op needs at least one variant}}
   %v = "pit.select"() <{capacities = array<i64>, coverage = array<f64: 0.0>, latencies = [], dense = 1.0 : f64}> : () -> index

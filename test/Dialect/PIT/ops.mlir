@@ -38,6 +38,22 @@ func.func @detect_dynamic(%a: memref<?x64xf32>, %counts: memref<?xi32>,
 
 // -----
 
+// A count of every 16th segment of 128 (8 counts); the last sample of 100
+// segments every 16 is segment 96 (7 counts).
+// CHECK-LABEL: func @count
+// CHECK: pit.count %{{.+}} micro_tile [32, 1] axis 1 every 16 into %{{.+}} : memref<4096x4096xf16>, memref<8xi32>
+// CHECK: pit.count %{{.+}} micro_tile [1, 64] axis 0 every 16 into %{{.+}} : memref<64x6400xf16>, memref<7xi32>
+func.func @count(%a: memref<4096x4096xf16>, %counts: memref<8xi32>,
+                 %b: memref<64x6400xf16>, %partial: memref<7xi32>) {
+  pit.count %a micro_tile [32, 1] axis 1 every 16 into %counts
+      : memref<4096x4096xf16>, memref<8xi32>
+  pit.count %b micro_tile [1, 64] axis 0 every 16 into %partial
+      : memref<64x6400xf16>, memref<7xi32>
+  return
+}
+
+// -----
+
 // C += A x B with A sparse in 32x1 micro-tiles gathered along k.
 // CHECK-LABEL: func @stile_matmul_k
 // CHECK-SAME: %[[A:[^:]+]]: memref<128x128xf16>, %[[B:[^:]+]]: memref<128x128xf16>, %[[C:[^:]+]]: memref<128x128xf32>, %[[CNT:[^:]+]]: memref<4xi32>, %[[POS:[^:]+]]: memref<4x128xi32>

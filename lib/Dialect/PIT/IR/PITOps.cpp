@@ -173,6 +173,24 @@ LogicalResult DetectOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// CountOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CountOp::verify() {
+  ArrayRef<int64_t> shape = getSource().getType().getShape();
+  if (failed(verifyMicroTileGrid(*this, "source", shape, getMicroTile(),
+                                 getAxis())))
+    return failure();
+  int64_t segments =
+      getSegmentsAndCapacity(shape, getMicroTile(), getAxis()).first;
+  int64_t sampled = ShapedType::isDynamic(segments)
+                        ? ShapedType::kDynamic
+                        : llvm::divideCeil(segments, getEvery());
+  return verifyIndexExtent(*this, "counts", getCounts().getType(), 0, sampled,
+                           "sampled segments");
+}
+
+//===----------------------------------------------------------------------===//
 // SelectOp
 //===----------------------------------------------------------------------===//
 

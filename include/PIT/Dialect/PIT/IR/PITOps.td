@@ -60,6 +60,44 @@ def PIT_DetectOp : PIT_Op<"detect"> {
 }
 
 //===----------------------------------------------------------------------===//
+// CountOp
+//===----------------------------------------------------------------------===//
+
+def PIT_CountOp : PIT_Op<"count"> {
+  let summary = "Counts the non-zero micro-tiles of a sample of the segments";
+  let description = [{
+    Splits `source` into micro-tiles and segments as `pit.detect` does, and
+    counts the micro-tiles holding a non-zero in every `every`-th segment:
+    `counts[i]` receives the count of segment `i * every`. No positions are
+    recorded.
+
+    It reads `1 / every` of the source, and estimates the coverage that
+    `pit.detect` would find: `pit.select` can choose a variant from it
+    before any index is built, so that the dense fallback, when chosen,
+    costs no detection at all (`pit-sparsify`'s `sample-every`). The
+    estimate is exact where `every` is 1, and close for patterns whose
+    density does not follow the segments' order with period `every`.
+
+    ```mlir
+    pit.count %a micro_tile [32, 1] axis 1 every 16 into %sample
+        : memref<4096x4096xf16>, memref<8xi32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<PIT_DataMemRef, "scanned operand", [MemRead]>:$source,
+    Arg<PIT_CountsMemRef, "non-zero micro-tiles per sampled segment", [MemWrite]>:$counts,
+    DenseI64ArrayAttr:$micro_tile,
+    ConfinedAttr<I64Attr, [IntNonNegative]>:$axis,
+    ConfinedAttr<I64Attr, [IntPositive]>:$every
+  );
+  let assemblyFormat = [{
+    $source `micro_tile` $micro_tile `axis` $axis `every` $every `into` $counts
+    attr-dict `:` type($source) `,` type($counts)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // SelectOp
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,61 @@
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu --canonicalize | FileCheck %s
+
+// pit.count on the GPU: the detection's scan over a sample of the segments,
+// counts only.
+
+// A count of every 4th band (segment) of 32x1 micro-tiles: threads scan the
+// sampled bands only (2 of 8: 64 threads of 32 vectors a row), a warp adds
+// its band's count with one atomic at the sampled index (band / 4), and no
+// position is recorded.
+// CHECK-LABEL: func @count_bands
+// CHECK: gpu.memset
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c1{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK: %[[SAMPLED:.+]] = arith.divui %{{.+}}, %c32 : index
+// CHECK: %[[BAND:.+]] = arith.muli %[[SAMPLED]], %c4 : index
+// CHECK-COUNT-32: vector.load
+// CHECK-NOT: memref.store
+// CHECK: %[[SLOT:.+]] = arith.divui %[[BAND]], %c4
+// CHECK: memref.atomic_rmw addi %{{.+}}, %{{.+}}[%[[SLOT]]]
+// CHECK-NOT: memref.store
+// CHECK: return
+func.func @count_bands(%a: memref<256x256xf16>, %counts: memref<2xi32>) {
+  pit.count %a micro_tile [32, 1] axis 1 every 4 into %counts : memref<256x256xf16>, memref<2xi32>
+  return
+}
+
+// -----
+
+// Every 2nd micro-tile column of 1x64 (8 vectors each): the threads take
+// the 8 vectors of each sampled column (16 a row, 16 rows each: 256
+// threads), skipping the others.
+// CHECK-LABEL: func @count_columns
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK: %[[SCANNED:.+]] = arith.remui %{{.+}}, %c16 : index
+// CHECK: %[[PART:.+]] = arith.remui %[[SCANNED]], %c8 : index
+// CHECK: %[[SAMPLE:.+]] = arith.divui %[[SCANNED]], %c8 : index
+// CHECK: %[[FIRST:.+]] = arith.muli %[[SAMPLE]], %c16 : index
+// CHECK: %[[VECTOR:.+]] = arith.addi %[[FIRST]], %[[PART]] : index
+// CHECK: arith.muli %[[VECTOR]], %c8 : index
+// CHECK-COUNT-16: vector.load
+// CHECK: memref.atomic_rmw addi
+// CHECK-NOT: memref.store
+// CHECK: return
+func.func @count_columns(%a: memref<256x256xf16>, %counts: memref<2xi32>) {
+  pit.count %a micro_tile [1, 64] axis 0 every 2 into %counts : memref<256x256xf16>, memref<2xi32>
+  return
+}
+
+// -----
+
+// Sampled micro-tile columns narrower than a vector keep the scan of a
+// thread per micro-tile, over the sampled segments' micro-tiles (32 x 256).
+// CHECK-LABEL: func @count_narrow
+// CHECK-NOT: vector.load
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c8192
+// CHECK: memref.atomic_rmw addi
+// CHECK-NOT: memref.store
+// CHECK: return
+func.func @count_narrow(%a: memref<256x256xf16>, %counts: memref<32xi32>) {
+  pit.count %a micro_tile [1, 4] axis 0 every 2 into %counts : memref<256x256xf16>, memref<32xi32>
+  return
+}
