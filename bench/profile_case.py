@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 import cases  # noqa: E402,F401  (puts the shared helpers on the path)
 from compiled_library import Kernel  # noqa: E402
-from profiling import busy_us, device_work_per_call, matmul_inputs  # noqa: E402
+from profiling import calls_busy_us, device_work_per_call, matmul_inputs  # noqa: E402
 
 CALLS = 200
 
@@ -48,7 +48,7 @@ def breakdown(kernel, a, b, c):
     refused_ms = wall_ms(refused)
     calls = device_work_per_call(lambda: kernel(a, b, c), 20)
     per_call = len(calls[0])
-    busy = statistics.median(busy_us(ks) / 1e3 for ks in calls)
+    busy = statistics.median(calls_busy_us(calls)) / 1e3
     span = statistics.median((ks[-1].time_range.end - ks[0].time_range.start) / 1e3
                              for ks in calls)
     print(f"call {call:.3f}  refused call {refused_ms:.3f}  kernels {busy:.3f}  "

@@ -52,14 +52,27 @@ def device_work_per_call(fn, calls):
     return [events[c * per_call:(c + 1) * per_call] for c in range(calls)]
 
 
-def busy_us(events):
-    """How long the GPU was busy with `events` (sorted by start): the length
-    of the union of their spans. A kernel launched as a dependent starts
-    while the one before it finishes (it waits for it), so spans overlap and
-    summing them would count that time twice."""
-    busy, end = 0.0, float("-inf")
+def busy_us(events, since=float("-inf")):
+    """How long the GPU was busy with `events` (sorted by start) from `since`
+    on: the length of the union of their spans. A kernel launched as a
+    dependent starts while the one before it finishes (it waits for it), so
+    spans overlap and summing them would count that time twice."""
+    busy, end = 0.0, since
     for event in events:
         start, stop = event.time_range.start, event.time_range.end
         busy += max(0.0, stop - max(start, end))
         end = max(end, stop)
+    return busy
+
+
+def calls_busy_us(per_call):
+    """busy_us of each call of device_work_per_call, counted from the end of
+    the call before it: a call's first kernel, launched as a dependent of
+    the last one before it, starts (and waits) while that one finishes: a
+    call whose first kernel is the dense fallback's would otherwise count
+    the tail of the call before."""
+    busy, end = [], float("-inf")
+    for events in per_call:
+        busy.append(busy_us(events, since=end))
+        end = max(end, max(event.time_range.end for event in events))
     return busy

@@ -33,7 +33,7 @@ import torch
 
 import cases
 from compiled_library import TOLERANCE, Kernel as PITKernel, relative_error, sparsify
-from profiling import busy_us, device_work_per_call, lend_torch_stream
+from profiling import busy_us, calls_busy_us, device_work_per_call, lend_torch_stream
 
 PATTERNS = 6
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -84,7 +84,7 @@ def device_busy_us(fn, inputs, calls):
     turn = iter(range(calls + 1))
     per_call = device_work_per_call(
         lambda: fn(inputs[next(turn) % len(inputs)]), calls)
-    return statistics.median(busy_us(events) for events in per_call)
+    return statistics.median(calls_busy_us(per_call))
 
 
 def try_ms(fn, inputs, reps):
@@ -99,15 +99,16 @@ def kernel_times(fn, x, calls=5):
     """Mean device time (ms) of each piece of device work fn(x) does, in
     launch order: what it adds to the call's busy time (busy_us), so that a
     dependent launch does not count the time it waited for the piece before
-    it. A call's first piece is the memset of the counts, which waits for
-    everything before it."""
+    it, in this call or the one before."""
     per_call = device_work_per_call(lambda: fn(x), calls)
+    ends = [float("-inf")] + [max(event.time_range.end for event in events)
+                              for events in per_call[:-1]]
 
-    def own_us(events, i):
-        return busy_us(events[:i + 1]) - busy_us(events[:i])
+    def own_us(events, since, i):
+        return busy_us(events[:i + 1], since) - busy_us(events[:i], since)
 
-    return [sum(own_us(events, i) for events in per_call) / calls / 1e3
-            for i in range(len(per_call[0]))]
+    return [sum(own_us(events, since, i) for events, since in zip(per_call, ends))
+            / calls / 1e3 for i in range(len(per_call[0]))]
 
 
 def random(*shape, dtype):

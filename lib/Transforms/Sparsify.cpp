@@ -472,12 +472,16 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       indexKeys.push_back(key);
       indexRules.push_back(&variant.rule);
       indices.push_back(allocateIndex(rewriter, loc, sparse, variant.rule));
+    }
+    // The indices are allocated first: the GPU lowering clears their counts
+    // right after, together (see DeviceSelection's hoistPrivateMemset).
+    for (auto [rule, index] : llvm::zip(indexRules, indices)) {
       if (!sampled)
-        emitDetection(rewriter, loc, sparse, variant.rule, indices.back());
-      choiceCounts.push_back(
-          sampled && !forced ? emitSampleCount(rewriter, loc, sparse,
-                                               variant.rule, sampleEvery)
-                             : indices.back().counts);
+        emitDetection(rewriter, loc, sparse, *rule, index);
+      choiceCounts.push_back(sampled && !forced
+                                 ? emitSampleCount(rewriter, loc, sparse,
+                                                   *rule, sampleEvery)
+                                 : index.counts);
     }
 
     SmallVector<Value> counts;

@@ -61,6 +61,29 @@ Operation *findUnguardableOp(Region &region, ArrayRef<Region *> guarded) {
   return nullptr;
 }
 
+/// Moves `memset` (of a buffer only the guarded regions use, which it
+/// clears whatever the choice) to right after its buffer's allocation in
+/// `block`: the call's memsets then come first, together, instead of one
+/// between two kernels, where it would stop the second from being launched
+/// as a dependent of the first (a memset waits for all work before it, and
+/// the next kernel for the memset). Left in place where the allocation is
+/// elsewhere or the value is not a constant.
+void hoistPrivateMemset(RewriterBase &rewriter, gpu::MemsetOp memset,
+                        Block *block) {
+  auto alloc = memset.getDst().getDefiningOp<gpu::AllocOp>();
+  Operation *value = memset.getValue().getDefiningOp();
+  if (!alloc || alloc->getBlock() != block || !value ||
+      !value->hasTrait<OpTrait::ConstantLike>())
+    return;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointAfter(alloc);
+  Operation *hoistedValue = rewriter.clone(*value);
+  gpu::MemsetOp::create(rewriter, memset.getLoc(), /*asyncToken=*/Type(),
+                        ValueRange{}, memset.getDst(),
+                        hoistedValue->getResult(0));
+  rewriter.eraseOp(memset);
+}
+
 /// A kernel of one block that writes `op`'s choice into `choice`
 /// (memref<1xi32>): its threads add up the counts of each distinct index,
 /// each its share, then by halves in shared memory (the same address added
@@ -303,6 +326,10 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
   if (failed(users))
     return failure();
 
+  SmallVector<gpu::MemsetOp> memsets;
+  for (Region *region : users->guarded)
+    llvm::append_range(memsets, region->front().getOps<gpu::MemsetOp>());
+
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto choiceType = MemRefType::get({1}, rewriter.getI32Type());
@@ -331,6 +358,8 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
              [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
   for (Operation *predicateOp : predicate)
     rewriter.eraseOp(predicateOp);
+  for (gpu::MemsetOp memset : memsets)
+    hoistPrivateMemset(rewriter, memset, op->getBlock());
   rewriter.eraseOp(op);
   return success();
 }

@@ -6,8 +6,10 @@
 // both counts in shared memory (by halves, 8 steps, no atomics) and writes
 // the chosen index into a device buffer. Each detection runs after the
 // choice, its kernel doing its work only where a variant that reads its
-// index was chosen (the memset of its counts runs anyway: only those
-// variants read them), and so does every variant's kernel, the default
+// index was chosen (the memset of its counts runs anyway, at the start of
+// the call: only those variants read them, and a memset between two
+// kernels would stop the second from being launched as a dependent of the
+// first), and so does every variant's kernel, the default
 // case where neither was chosen. The host never waits: no copy back, no
 // switch. The 32x1 variant reads the compacted copy of A that its detection
 // writes (freed after the variants); the dense fallback is a tensor-core
@@ -18,13 +20,15 @@
 // CHECK-LABEL: func @matmul
 // CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<140800xi8>
 // CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<140800xi8> to memref<8xi32>
-// CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c8448][] : memref<140800xi8> to memref<8xi32>
+// CHECK: gpu.memset %[[FINE]]
+// CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c8448][] : memref<140800xi8> to memref<8xi32>
+// CHECK: gpu.memset %[[COARSE]]
+// CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c8960][] : memref<140800xi8> to memref<8xi32>
 // CHECK: gpu.memset %[[FINE_SAMPLE]]
 // CHECK: gpu.launch
 // CHECK-NOT: memref.store
 // CHECK: memref.atomic_rmw addi %{{.+}}, %[[FINE_SAMPLE]]
 // CHECK-NOT: memref.store
-// CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c8704][] : memref<140800xi8> to memref<8xi32>
 // CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c9216][] : memref<140800xi8> to memref<8xi32>
 // CHECK: gpu.memset %[[COARSE_SAMPLE]]
 // CHECK-NOT: gpu.memcpy
@@ -40,14 +44,14 @@
 // CHECK: memref.store {{.*}}, %[[CHOICE]]
 // CHECK-NOT: scf.index_switch
 // CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c9728][] : memref<140800xi8> to memref<8x256x32xf16>
-// CHECK: gpu.memset %[[FINE]]
+// CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
 // CHECK: %[[DETECT_CHOSEN:.+]] = memref.load %[[CHOICE]]
 // CHECK: %[[DETECT_VARIANT:.+]] = arith.index_cast %[[DETECT_CHOSEN]] : i32 to index
 // CHECK: %[[DETECTS:.+]] = arith.cmpi eq, %[[DETECT_VARIANT]], %c0
 // CHECK: scf.if %[[DETECTS]]
 // CHECK: vector.store {{.*}}, %[[COPY]]
-// CHECK: gpu.memset %[[COARSE]]
+// CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
 // CHECK: memref.load %[[CHOICE]]
 // CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<2x32x256xf16, #gpu.address_space<workgroup>>)
