@@ -32,6 +32,19 @@ SPARSITIES = [0.0, 0.5, 0.9, 0.99, 1.0]
 
 
 
+def sample_counts(a, micro, axis, every):
+    """pit.count's result, by torch: the non-zero micro-tiles of every
+    `every`-th segment (segments are bands of micro-tile rows gathered along
+    the columns, axis 1, micro-tile columns along the rows, axis 0), as
+    float64 so that relative_error compares them (one miscount in a sample
+    is above f32's tolerance)."""
+    rows, columns = micro
+    tiles = a.reshape(a.shape[0] // rows, rows, a.shape[1] // columns, columns)
+    nonzero = (tiles != 0).any(dim=3).any(dim=1)
+    per_segment = nonzero.sum(dim=1 if axis == 1 else 0)
+    return per_segment[::every].double()
+
+
 def run_case(name, template, params, pit_loop, directory, calls, sparsities,
              ordered):
     kernel = Kernel(directory / f"{name}.so")
@@ -51,6 +64,13 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
                 if template is kernels.MATMUL:
                     ref += c.double()
                 args = (a, b, c)
+            elif template is kernels.COUNT:
+                a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
+                # Poison: every count is written, none is added to.
+                counts = torch.randint(-99, 99, (params["s"],), device="cuda",
+                                       dtype=torch.int32)
+                ref = sample_counts(a, micro, params["axis"], params["every"])
+                args = (a, counts)
             elif template is kernels.BATCH_MATMUL:
                 a = sparsify(rand(params["b"], params["m"], params["k"]), micro, sparsity)
                 b = rand(params["b"], params["k"], params["n"])
@@ -71,7 +91,8 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
                 torch.cuda.synchronize()
             ms = (time.perf_counter() - start) * 1e3
             out = args[-1]
-            error = relative_error(out, ref)
+            error = relative_error(out.double() if template is kernels.COUNT
+                                   else out, ref)
             worst = max(worst, error)
         timing = "queued in" if ordered else "last call"
         print(f"{name:36s} sparsity {sparsity:4.2f}: rel err {error:.2e} "

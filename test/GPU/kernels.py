@@ -66,6 +66,16 @@ SDDMM_HALF_C = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x
 }}
 """
 
+# The counts of every {every}-th segment of A's micro-tiles (pit.count:
+# what run-time selection chooses from). {micro} is the micro-tile as the
+# op spells it ("32, 1"); C is the counts.
+COUNT = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %counts: memref<{s}xi32>) {{
+  pit.count %a micro_tile [{micro}] axis {axis} every {every} into %counts
+      : memref<{m}x{k}x{t}>, memref<{s}xi32>
+  return
+}}
+"""
+
 
 # The STile database of the lit tests (made-up latencies), relative to the
 # repository root.
@@ -180,6 +190,18 @@ def cases():
                 dict(m=1000, n=1000, k=1000, t="f16", mt="8x1"), 2, False))
     out.append(("matmul_1000_32x1", MATMUL,
                 dict(m=1000, n=1000, k=1000, t="f16", mt="32x1"), 2, True))
+    # Samples as run-time selection takes them: every 4th band of 32x1
+    # (rows split among 4 lanes a band column), every 8th of 16x16, every
+    # 4th micro-tile column of 1x64 (gathered along the rows).
+    for mt, axis, every, m, k in [("32x1", 1, 4, 1024, 512),
+                                  ("16x16", 1, 8, 1024, 512),
+                                  ("1x64", 0, 4, 256, 1024)]:
+        rows, columns = map(int, mt.split("x"))
+        segments = m // rows if axis == 1 else k // columns
+        out.append((f"small_count_{m}x{k}_{mt}_every{every}", COUNT,
+                    dict(m=m, k=k, t="f16", mt=mt, micro=f"{rows}, {columns}",
+                         axis=axis, every=every, s=-(-segments // every)),
+                    -1, False))
     for _, _, params, _, _ in out:
         params.setdefault("ct", "f32")
     return out

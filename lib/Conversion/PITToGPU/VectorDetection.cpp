@@ -129,8 +129,15 @@ FailureOr<ScanLayout> planScan(const MicroTileScan &scan, int64_t blockSize,
   // split among neighbouring lanes, a vector's worth each: storing one
   // micro-tile column, they then write its consecutive 16-byte pieces in
   // one instruction (whole sectors), and each holds a fraction of the
-  // registers (occupancy).
-  layout.rowSharers = writesCopy ? layout.microRows / layout.lanes : 1;
+  // registers (occupancy). A sample gathered along the columns splits them
+  // the same way: it has few bands, and a thread a band column would leave
+  // most multiprocessors idle (16 blocks for every 16th of 128 bands).
+  bool splitsRows =
+      writesCopy || (scan.axis == 1 && scan.every > 1 &&
+                     layout.microRows % layout.lanes == 0 &&
+                     layout.microRows <= kUnrolledRows &&
+                     llvm::isPowerOf2_64(layout.microRows / layout.lanes));
+  layout.rowSharers = splitsRows ? layout.microRows / layout.lanes : 1;
   layout.rowsPerThread = layout.microRows / layout.rowSharers;
   // Lanes that share a micro-tile or a band column meet through 32-wide
   // shuffles: they need whole warps.

@@ -4,15 +4,20 @@
 // counts only.
 
 // A count of every 4th band (segment) of 32x1 micro-tiles: threads scan the
-// sampled bands only (2 of 8: 64 threads of 32 vectors a row), a warp adds
-// its band's count with one atomic at the sampled index (band / 4), and no
-// position is recorded.
+// sampled bands only (2 of 8), each band column split among 4 lanes of 8
+// rows (a sample has few bands: so it reaches more multiprocessors), which
+// OR their flags with xor shuffles; a warp adds its band's count with one
+// atomic at the sampled index (band / 4), and no position is recorded.
 // CHECK-LABEL: func @count_bands
 // CHECK: gpu.memset
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c1{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
-// CHECK: %[[SAMPLED:.+]] = arith.divui %{{.+}}, %c32 : index
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK: %[[COLUMN:.+]] = arith.divui %{{.+}}, %c4 : index
+// CHECK: %[[SAMPLED:.+]] = arith.divui %[[COLUMN]], %c32 : index
 // CHECK: %[[BAND:.+]] = arith.muli %[[SAMPLED]], %c4 : index
-// CHECK-COUNT-32: vector.load
+// CHECK-COUNT-8: vector.load
+// CHECK-NOT: vector.load
+// CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c2_i32
 // CHECK-NOT: memref.store
 // CHECK: %[[SLOT:.+]] = arith.divui %[[BAND]], %c4
 // CHECK: memref.atomic_rmw addi %{{.+}}, %{{.+}}[%[[SLOT]]]
