@@ -69,7 +69,8 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
                 # Poison: every count is written, none is added to.
                 counts = torch.randint(-99, 99, (params["s"],), device="cuda",
                                        dtype=torch.int32)
-                ref = sample_counts(a, micro, params["axis"], params["every"])
+                mark = [int(e) for e in params["mt"].split("x")]
+                ref = sample_counts(a, mark, params["axis"], params["every"])
                 args = (a, counts)
             elif template is kernels.BATCH_MATMUL:
                 a = sparsify(rand(params["b"], params["m"], params["k"]), micro, sparsity)

@@ -191,16 +191,21 @@ def cases():
     out.append(("matmul_1000_32x1", MATMUL,
                 dict(m=1000, n=1000, k=1000, t="f16", mt="32x1"), 2, True))
     # Samples as run-time selection takes them: every 4th band of 32x1
-    # (rows split among 4 lanes a band column), every 8th of 16x16, every
-    # 4th micro-tile column of 1x64 (gathered along the rows).
-    for mt, axis, every, m, k in [("32x1", 1, 4, 1024, 512),
-                                  ("16x16", 1, 8, 1024, 512),
-                                  ("1x64", 0, 4, 256, 1024)]:
+    # (rows split among 4 lanes a band column), every 8th of 16x16 and every
+    # 4th of 32x64 (a micro-tile's vectors on lanes rowSharers apart), every
+    # 4th micro-tile column of 1x64 (gathered along the rows). The patterns
+    # are finer than the micro-tiles, so that a micro-tile whose non-zeros
+    # lie in one of its vectors or rows only is counted too.
+    for mt, pattern, axis, every, m, k in [("32x1", "8x1", 1, 4, 1024, 512),
+                                           ("16x16", "16x8", 1, 8, 1024, 512),
+                                           ("32x64", "8x8", 1, 4, 1024, 512),
+                                           ("1x64", "1x8", 0, 4, 256, 1024)]:
         rows, columns = map(int, mt.split("x"))
         segments = m // rows if axis == 1 else k // columns
         out.append((f"small_count_{m}x{k}_{mt}_every{every}", COUNT,
-                    dict(m=m, k=k, t="f16", mt=mt, micro=f"{rows}, {columns}",
-                         axis=axis, every=every, s=-(-segments // every)),
+                    dict(m=m, k=k, t="f16", mt=mt, pattern=pattern,
+                         micro=f"{rows}, {columns}", axis=axis, every=every,
+                         s=-(-segments // every)),
                     -1, False))
     for _, _, params, _, _ in out:
         params.setdefault("ct", "f32")

@@ -67,6 +67,8 @@
 // FORCED-LABEL: func @matmul
 // FORCED-NOT: pit.count
 // FORCED: %[[DENSE:.+]] = arith.constant 3 : index
+// FORCED: arith.cmpi eq, %[[DENSE]], %c0
+// FORCED-NEXT: scf.if
 // FORCED-COUNT-3: pit.detect
 // FORCED-NOT: pit.select
 // FORCED: scf.index_switch %[[DENSE]]

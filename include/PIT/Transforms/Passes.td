@@ -79,8 +79,9 @@ def PITSparsify : Pass<"pit-sparsify"> {
     sample would have fewer than 8 segments), and each index's `pit.detect`
     runs in an `scf.if`, only when a variant that reads it is chosen: the
     dense fallback then costs no detection. With 0, one `pit.detect` per
-    distinct index runs before the choice, which counts every segment. A fill of the output right before the operation moves into
-    every case, so that each variant can fold it into its own writes.
+    distinct index runs before the choice, which counts every segment. A
+    fill of the output right before the operation moves into every case, so
+    that each variant can fold it into its own writes.
     A variant may name the dense tile it was measured with (`dense_tile`,
     one extent per loop): several tiles of one micro-tile share its
     detection, and their STiles get `keep_tile`. A variant whose output is

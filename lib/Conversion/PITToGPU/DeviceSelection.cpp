@@ -67,13 +67,17 @@ Operation *findUnguardableOp(Region &region, ArrayRef<Region *> guarded) {
 /// between two kernels, where it would stop the second from being launched
 /// as a dependent of the first (a memset waits for all work before it, and
 /// the next kernel for the memset). Left in place where the allocation is
-/// elsewhere or the value is not a constant.
+/// elsewhere, the value is not a constant, or the buffer has other memsets
+/// (whose order against the guarded kernels would matter).
 void hoistPrivateMemset(RewriterBase &rewriter, gpu::MemsetOp memset,
                         Block *block) {
   auto alloc = memset.getDst().getDefiningOp<gpu::AllocOp>();
   Operation *value = memset.getValue().getDefiningOp();
+  bool onlyMemset = llvm::count_if(memset.getDst().getUsers(), [](Operation *user) {
+                      return isa<gpu::MemsetOp>(user);
+                    }) == 1;
   if (!alloc || alloc->getBlock() != block || !value ||
-      !value->hasTrait<OpTrait::ConstantLike>())
+      !value->hasTrait<OpTrait::ConstantLike>() || !onlyMemset)
     return;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointAfter(alloc);
@@ -154,17 +158,67 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
   memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
 }
 
-/// Makes `launch` do its work only when `isChosen(choice[0])` holds: its
-/// body moves into an scf.if on the value it reads (the same for all
+/// Builds, inside a kernel, the device's choice (i32).
+using ChoiceReader = function_ref<Value(OpBuilder &, Location)>;
+
+/// The most counts a guarded kernel sums itself instead of reading a
+/// choosing kernel's result: a sample's (8-16 a variant). The choosing
+/// kernel costs a launch, which at 99% sparsity is a tenth of a call.
+constexpr int64_t kMaxCountsChosenInEachKernel = 64;
+
+/// Whether every guarded kernel can evaluate `op`'s choice itself: its
+/// distinct counts are static and few.
+bool canChooseInEachKernel(SelectOp op) {
+  llvm::SetVector<Value> distinct(op.getCounts().begin(),
+                                  op.getCounts().end());
+  int64_t total = 0;
+  for (Value counts : distinct) {
+    auto type = cast<MemRefType>(counts.getType());
+    if (!type.hasStaticShape())
+      return false;
+    total += type.getDimSize(0);
+  }
+  return total <= kMaxCountsChosenInEachKernel;
+}
+
+/// `op`'s choice (i32), evaluated by every thread of a kernel: each distinct
+/// counts buffer summed with all its loads in flight, then the cost model.
+Value buildChoiceInKernel(OpBuilder &b, Location loc, SelectOp op) {
+  KernelBuilder k{b, loc};
+  llvm::SmallDenseMap<Value, Value> totalOf;
+  SmallVector<Value> totals;
+  for (Value counts : op.getCounts()) {
+    Value &total = totalOf[counts];
+    if (!total) {
+      int64_t segments = cast<MemRefType>(counts.getType()).getDimSize(0);
+      SmallVector<Value> loaded;
+      for (int64_t segment = 0; segment < segments; ++segment)
+        loaded.push_back(
+            memref::LoadOp::create(b, loc, counts, k.index(segment)));
+      Value sum = arith::ConstantIntOp::create(b, loc, 0, 64);
+      for (Value count : loaded)
+        sum = arith::AddIOp::create(
+            b, loc, sum,
+            arith::ExtUIOp::create(b, loc, b.getI64Type(), count));
+      total = arith::UIToFPOp::create(b, loc, b.getF64Type(), sum);
+    }
+    totals.push_back(total);
+  }
+  Value chosen = buildVariantChoice(b, loc, op, totals);
+  return arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
+}
+
+/// Makes `launch` do its work only when `isChosen` holds for the choice it
+/// reads: its body moves into an scf.if on that value (the same for all
 /// threads, so barriers inside stay uniform).
-void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch, Value choice,
+void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch,
+                 ChoiceReader readChoice,
                  function_ref<Value(OpBuilder &, Value)> isChosen) {
   Location loc = launch.getLoc();
   Block &body = launch.getBody().front();
   Operation *terminator = body.getTerminator();
   rewriter.setInsertionPointToStart(&body);
-  Value index = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value chosen = memref::LoadOp::create(rewriter, loc, choice, index);
+  Value chosen = readChoice(rewriter, loc);
   auto ifOp = scf::IfOp::create(rewriter, loc, isChosen(rewriter, chosen),
                                 /*withElse=*/false);
   Block *then = ifOp.thenBlock();
@@ -176,11 +230,12 @@ void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch, Value choice,
 
 /// Replaces `region`'s parent op by the region's block, each kernel of it
 /// guarded by `isChosen`.
-void inlineGuarded(RewriterBase &rewriter, Region &region, Value choice,
+void inlineGuarded(RewriterBase &rewriter, Region &region,
+                   ChoiceReader readChoice,
                    function_ref<Value(OpBuilder &, Value)> isChosen) {
   Block &block = region.front();
   for (auto launch : llvm::to_vector(block.getOps<gpu::LaunchOp>()))
-    guardLaunch(rewriter, launch, choice, isChosen);
+    guardLaunch(rewriter, launch, readChoice, isChosen);
   rewriter.eraseOp(block.getTerminator());
   rewriter.inlineBlockBefore(&block, region.getParentOp());
 }
@@ -190,8 +245,8 @@ void inlineGuarded(RewriterBase &rewriter, Region &region, Value choice,
 /// pure ops) holds for the device's choice: each kernel computes it again
 /// from the value it reads.
 void predicateIf(RewriterBase &rewriter, scf::IfOp op, Value selected,
-                 ArrayRef<Operation *> predicate, Value choice) {
-  inlineGuarded(rewriter, op.getThenRegion(), choice,
+                 ArrayRef<Operation *> predicate, ChoiceReader readChoice) {
+  inlineGuarded(rewriter, op.getThenRegion(), readChoice,
                 [&](OpBuilder &b, Value chosen) -> Value {
     IRMapping mapping;
     mapping.map(selected, arith::IndexCastOp::create(
@@ -207,7 +262,7 @@ void predicateIf(RewriterBase &rewriter, scf::IfOp op, Value selected,
 /// by whether `choice` names that region (a case's value, or none of them
 /// for the default).
 void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
-                     Value choice) {
+                     ChoiceReader readChoice) {
   Location loc = op.getLoc();
   ArrayRef<int64_t> cases = op.getCases();
   auto compare = [&](OpBuilder &b, arith::CmpIPredicate predicate,
@@ -216,11 +271,11 @@ void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
     return arith::CmpIOp::create(b, loc, predicate, chosen, constant);
   };
   for (auto [value, region] : llvm::zip(cases, op.getCaseRegions()))
-    inlineGuarded(rewriter, region, choice,
+    inlineGuarded(rewriter, region, readChoice,
                   [&, value = value](OpBuilder &b, Value chosen) {
       return compare(b, arith::CmpIPredicate::eq, chosen, value);
     });
-  inlineGuarded(rewriter, op.getDefaultRegion(), choice,
+  inlineGuarded(rewriter, op.getDefaultRegion(), readChoice,
                 [&](OpBuilder &b, Value chosen) {
     Value none = arith::ConstantIntOp::create(b, loc, 1, 1);
     for (int64_t value : cases)
@@ -299,22 +354,25 @@ FailureOr<ChoiceUsers> findChoiceUsers(SelectOp op) {
   return users;
 }
 
-/// `condition`'s computation from the choice: the predicate ops and
-/// constants it depends on, in block order.
+/// `condition`'s computation from the choice: the constants it depends on
+/// (from any block), then its predicate ops in block order (all in the
+/// select's block).
 SmallVector<Operation *> sliceOf(Value condition, const ChoiceUsers &users) {
-  llvm::SetVector<Operation *> slice;
+  llvm::SetVector<Operation *> constants, predicate;
   SmallVector<Value> worklist{condition};
   while (!worklist.empty()) {
     Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || !(users.predicate.contains(def) ||
-                  def->hasTrait<OpTrait::ConstantLike>()))
+    if (!def)
       continue;
-    if (slice.insert(def))
+    if (def->hasTrait<OpTrait::ConstantLike>())
+      constants.insert(def);
+    else if (users.predicate.contains(def) && predicate.insert(def))
       llvm::append_range(worklist, def->getOperands());
   }
-  SmallVector<Operation *> ordered = slice.takeVector();
+  SmallVector<Operation *> ordered = predicate.takeVector();
   llvm::sort(ordered,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  ordered.insert(ordered.begin(), constants.begin(), constants.end());
   return ordered;
 }
 
@@ -330,28 +388,41 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
   for (Region *region : users->guarded)
     llvm::append_range(memsets, region->front().getOps<gpu::MemsetOp>());
 
+  // Few counts (a sample's): every guarded kernel evaluates the choice
+  // itself. Otherwise a one-block kernel writes it into a device buffer,
+  // which the guarded kernels read.
   Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  auto choiceType = MemRefType::get({1}, rewriter.getI32Type());
-  Value choice = gpu::AllocOp::create(
-                     rewriter, loc, choiceType, /*asyncToken=*/Type(),
-                     /*asyncDependencies=*/ValueRange{},
-                     /*dynamicSizes=*/ValueRange{},
-                     /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
-                     .getMemref();
-  buildChoiceKernel(rewriter, loc, op, choice);
-  Operation *last = op;
-  for (Region *region : users->guarded)
-    if (last->isBeforeInBlock(region->getParentOp()))
-      last = region->getParentOp();
-  rewriter.setInsertionPointAfter(last);
-  gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
-                         choice);
+  Value choice;
+  if (!canChooseInEachKernel(op)) {
+    rewriter.setInsertionPoint(op);
+    auto choiceType = MemRefType::get({1}, rewriter.getI32Type());
+    choice = gpu::AllocOp::create(rewriter, loc, choiceType,
+                                  /*asyncToken=*/Type(),
+                                  /*asyncDependencies=*/ValueRange{},
+                                  /*dynamicSizes=*/ValueRange{},
+                                  /*symbolOperands=*/ValueRange{},
+                                  /*hostShared=*/false)
+                 .getMemref();
+    buildChoiceKernel(rewriter, loc, op, choice);
+    Operation *last = op;
+    for (Region *region : users->guarded)
+      if (last->isBeforeInBlock(region->getParentOp()))
+        last = region->getParentOp();
+    rewriter.setInsertionPointAfter(last);
+    gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                           choice);
+  }
+  auto readChoice = [&](OpBuilder &b, Location loc) -> Value {
+    if (!choice)
+      return buildChoiceInKernel(b, loc, op);
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    return memref::LoadOp::create(b, loc, choice, first);
+  };
   for (scf::IfOp ifOp : users->ifs)
     predicateIf(rewriter, ifOp, op.getResult(),
-                sliceOf(ifOp.getCondition(), *users), choice);
+                sliceOf(ifOp.getCondition(), *users), readChoice);
   for (scf::IndexSwitchOp switchOp : users->switches)
-    predicateSwitch(rewriter, switchOp, choice);
+    predicateSwitch(rewriter, switchOp, readChoice);
   // Users before their operands.
   SmallVector<Operation *> predicate = users->predicate.takeVector();
   llvm::sort(predicate,

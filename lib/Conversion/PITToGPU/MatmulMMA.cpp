@@ -208,8 +208,11 @@ DetectOp findDetect(STileOp op, Value positions) {
 /// (the scf.if that guards it): where buffers both use must be allocated.
 Operation *findCommonAnchor(DetectOp detect, STileOp op) {
   Operation *anchor = detect;
-  while (!anchor->getBlock()->findAncestorOpInBlock(*op))
+  while (!anchor->getBlock()->findAncestorOpInBlock(*op)) {
     anchor = anchor->getParentOp();
+    assert(anchor && "findDetect found the detection before the STile, in "
+                     "a block that encloses it");
+  }
   return anchor;
 }
 

@@ -181,7 +181,12 @@ LogicalResult lowerScan(RewriterBase &rewriter, const MicroTileScan &scan,
     grid.push_back(constantIndex(b, loc, extent / microExtent));
     micro.push_back(constantIndex(b, loc, microExtent));
   }
-  int64_t sampled = cast<MemRefType>(scan.counts.getType()).getDimSize(0);
+  // From the source, static here (the counts may be dynamic).
+  int64_t segments = 1;
+  for (auto [dim, extent] : llvm::enumerate(sourceType.getShape()))
+    if (static_cast<int64_t>(dim) != scan.axis)
+      segments *= extent / scan.microTile[dim];
+  int64_t sampled = llvm::divideCeil(segments, scan.every);
   int64_t capacity = sourceType.getDimSize(scan.axis) / scan.microTile[scan.axis];
   gpu::LaunchOp launch = createLaunch(
       b, loc, ceilDiv(sampled * capacity, blockSize), blockSize);

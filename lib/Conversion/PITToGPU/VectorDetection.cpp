@@ -77,6 +77,16 @@ struct ScanLayout {
   bool warpClaims;
 };
 
+/// Whether a band's rows split into whole vectors' worth among a power of
+/// two of lanes, each loaded unrolled.
+bool canSplitRows(int64_t microRows, int64_t lanes) {
+  return microRows % lanes == 0 && microRows <= kUnrolledRows &&
+         llvm::isPowerOf2_64(microRows / lanes);
+}
+bool canSplitRows(const ScanLayout &layout) {
+  return canSplitRows(layout.microRows, layout.lanes);
+}
+
 /// The layout of the scan of `op`, or failure where the source is not 2-D
 /// with rows of whole vectors, or a micro-tile row is not a power-of-two
 /// fraction or multiple (up to a warp) of a vector.
@@ -132,11 +142,12 @@ FailureOr<ScanLayout> planScan(const MicroTileScan &scan, int64_t blockSize,
   // registers (occupancy). A sample gathered along the columns splits them
   // the same way: it has few bands, and a thread a band column would leave
   // most multiprocessors idle (16 blocks for every 16th of 128 bands).
+  // The threads of a wide micro-tile then lie rowSharers lanes apart, all
+  // in one warp.
   bool splitsRows =
-      writesCopy || (scan.axis == 1 && scan.every > 1 &&
-                     layout.microRows % layout.lanes == 0 &&
-                     layout.microRows <= kUnrolledRows &&
-                     llvm::isPowerOf2_64(layout.microRows / layout.lanes));
+      writesCopy ||
+      (scan.axis == 1 && scan.every > 1 && canSplitRows(layout) &&
+       layout.sharers * (layout.microRows / layout.lanes) <= kWarpSize);
   layout.rowSharers = splitsRows ? layout.microRows / layout.lanes : 1;
   layout.rowsPerThread = layout.microRows / layout.rowSharers;
   // Lanes that share a micro-tile or a band column meet through 32-wide
@@ -377,9 +388,12 @@ SmallVector<Value> DetectionKernel::flagsOf(Value mask) {
   Value flag =
       vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, mask);
   Value bits = arith::ExtUIOp::create(b, loc, b.getI32Type(), flag);
+  // Neighbouring vector columns lie rowSharers lanes apart.
   for (int64_t offset = layout.sharers / 2; offset >= 1; offset /= 2)
     bits = arith::OrIOp::create(
-        b, loc, bits, shuffle(bits, k.i32(offset), gpu::ShuffleMode::XOR));
+        b, loc, bits,
+        shuffle(bits, k.i32(offset * layout.rowSharers),
+                gpu::ShuffleMode::XOR));
   Value first = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
       k.rem(k.div(column, layout.lanes), layout.sharers), k.index(0));
@@ -534,9 +548,7 @@ bool mlir::pit::canWriteCompactedCopy(DetectOp op) {
   int64_t lanes = kVectorBytes * 8 / type.getElementType().getIntOrFloatBitWidth();
   // The lanes that share a band column (micro[0] / lanes) meet through
   // xor shuffles: a power of two.
-  return micro[0] % lanes == 0 && micro[0] <= kUnrolledRows &&
-         llvm::isPowerOf2_64(micro[0] / lanes) &&
-         type.getDimSize(1) % lanes == 0;
+  return canSplitRows(micro[0], lanes) && type.getDimSize(1) % lanes == 0;
 }
 
 LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,

@@ -48,17 +48,28 @@ void lowerScan(RewriterBase &rewriter, const MicroTileScan &scan) {
     grid.push_back(arith::DivUIOp::create(b, loc, extent, micro.back()));
   }
 
-  // counts[i] = 0 for every (sampled) segment.
+  // The sampled segments, from the source's extents (the counts may be
+  // dynamic): ceil(segments / every).
+  Value every = constantIndex(b, loc, scan.every);
+  Value segments = one;
+  for (auto [dim, extent] : llvm::enumerate(grid))
+    if (static_cast<int64_t>(dim) != scan.axis)
+      segments = arith::MulIOp::create(b, loc, segments, extent);
+  Value sampled = arith::DivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, segments, every), one),
+      every);
+
+  // counts[i] = 0 for every sampled segment.
   Value zeroI32 = arith::ConstantIntOp::create(b, loc, 0, 32);
-  SmallVector<Value> sampled = getMemRefExtents(b, loc, scan.counts);
-  buildElementLoops(b, loc, sampled,
+  buildElementLoops(b, loc, {sampled},
                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
                       memref::StoreOp::create(b, loc, zeroI32, scan.counts,
                                               ivs);
                     });
 
-  Value every = constantIndex(b, loc, scan.every);
-  buildElementLoops(b, loc, {sampled[0], grid[scan.axis]},
+  buildElementLoops(b, loc, {sampled, grid[scan.axis]},
                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
     // Walk the candidates of a segment in descending order: the index is
     // unordered by contract, and the consumers must not notice.

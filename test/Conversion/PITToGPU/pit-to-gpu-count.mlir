@@ -64,3 +64,33 @@ func.func @count_narrow(%a: memref<256x256xf16>, %counts: memref<32xi32>) {
   pit.count %a micro_tile [1, 4] axis 0 every 2 into %counts : memref<256x256xf16>, memref<32xi32>
   return
 }
+
+// -----
+
+// Micro-tiles two vectors wide, sampled along the columns: the band column's
+// rows are split between 2 lanes (OR-ed with xor 1), so the two vectors of
+// a micro-tile lie 2 lanes apart (OR-ed with xor 2).
+// CHECK-LABEL: func @count_wide
+// CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK-NOT: gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c2_i32
+// CHECK-NOT: gpu.shuffle  xor
+// CHECK: memref.atomic_rmw addi
+// CHECK: return
+func.func @count_wide(%a: memref<256x256xf16>, %counts: memref<8xi32>) {
+  pit.count %a micro_tile [16, 16] axis 1 every 2 into %counts : memref<256x256xf16>, memref<8xi32>
+  return
+}
+
+// -----
+
+// Counts of a dynamic size: the scan's extent comes from the static source
+// (32 sampled segments of 256 micro-tiles).
+// CHECK-LABEL: func @count_dynamic
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c8192
+// CHECK: memref.atomic_rmw addi
+func.func @count_dynamic(%a: memref<256x256xf16>, %counts: memref<?xi32>) {
+  pit.count %a micro_tile [1, 4] axis 0 every 2 into %counts : memref<256x256xf16>, memref<?xi32>
+  return
+}
