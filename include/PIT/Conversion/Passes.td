@@ -65,16 +65,14 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       inputs' type (the dense fallback of run-time selection) a tensor-core kernel with 128x128
       blocks (128x256 with wgmma), other `linalg` ops grid-stride kernels (fills in a variant of
       run-time selection too, so that they can be guarded).
-    * `pit.select` is evaluated on the device: where it reads at most 64
-      counts (a sample's), every guarded kernel sums them and evaluates the
-      cost model itself; otherwise a one-block kernel sums the counts and
-      writes the chosen index into a device buffer. Each
+    * `pit.select` is evaluated on the device: a one-block kernel sums the
+      counts and writes the chosen index into a device buffer. Each
       `scf.index_switch` on it is replaced by all of its regions in order,
-      every kernel of a region guarded by that choice, so that
+      every kernel of a region guarded by a read of that buffer, so that
       only the chosen variant's kernels do work and the host never waits;
       so is each `scf.if` whose condition pure ops compute from it (the
       detection of an index that only some variants read), each kernel
-      computing the condition again from the choice. A region with
+      computing the condition again from the value it reads. A region with
       other host work than launches, allocations and memsets of buffers
       only the guarded regions use is an error on the select.
 

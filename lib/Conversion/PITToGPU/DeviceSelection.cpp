@@ -73,9 +73,10 @@ void hoistPrivateMemset(RewriterBase &rewriter, gpu::MemsetOp memset,
                         Block *block) {
   auto alloc = memset.getDst().getDefiningOp<gpu::AllocOp>();
   Operation *value = memset.getValue().getDefiningOp();
-  bool onlyMemset = llvm::count_if(memset.getDst().getUsers(), [](Operation *user) {
-                      return isa<gpu::MemsetOp>(user);
-                    }) == 1;
+  bool onlyMemset =
+      llvm::count_if(memset.getDst().getUsers(), [](Operation *user) {
+        return isa<gpu::MemsetOp>(user);
+      }) == 1;
   if (!alloc || alloc->getBlock() != block || !value ||
       !value->hasTrait<OpTrait::ConstantLike>() || !onlyMemset)
     return;
@@ -158,67 +159,17 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
   memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
 }
 
-/// Builds, inside a kernel, the device's choice (i32).
-using ChoiceReader = function_ref<Value(OpBuilder &, Location)>;
-
-/// The most counts a guarded kernel sums itself instead of reading a
-/// choosing kernel's result: a sample's (8-16 a variant). The choosing
-/// kernel costs a launch, which at 99% sparsity is a tenth of a call.
-constexpr int64_t kMaxCountsChosenInEachKernel = 64;
-
-/// Whether every guarded kernel can evaluate `op`'s choice itself: its
-/// distinct counts are static and few.
-bool canChooseInEachKernel(SelectOp op) {
-  llvm::SetVector<Value> distinct(op.getCounts().begin(),
-                                  op.getCounts().end());
-  int64_t total = 0;
-  for (Value counts : distinct) {
-    auto type = cast<MemRefType>(counts.getType());
-    if (!type.hasStaticShape())
-      return false;
-    total += type.getDimSize(0);
-  }
-  return total <= kMaxCountsChosenInEachKernel;
-}
-
-/// `op`'s choice (i32), evaluated by every thread of a kernel: each distinct
-/// counts buffer summed with all its loads in flight, then the cost model.
-Value buildChoiceInKernel(OpBuilder &b, Location loc, SelectOp op) {
-  KernelBuilder k{b, loc};
-  llvm::SmallDenseMap<Value, Value> totalOf;
-  SmallVector<Value> totals;
-  for (Value counts : op.getCounts()) {
-    Value &total = totalOf[counts];
-    if (!total) {
-      int64_t segments = cast<MemRefType>(counts.getType()).getDimSize(0);
-      SmallVector<Value> loaded;
-      for (int64_t segment = 0; segment < segments; ++segment)
-        loaded.push_back(
-            memref::LoadOp::create(b, loc, counts, k.index(segment)));
-      Value sum = arith::ConstantIntOp::create(b, loc, 0, 64);
-      for (Value count : loaded)
-        sum = arith::AddIOp::create(
-            b, loc, sum,
-            arith::ExtUIOp::create(b, loc, b.getI64Type(), count));
-      total = arith::UIToFPOp::create(b, loc, b.getF64Type(), sum);
-    }
-    totals.push_back(total);
-  }
-  Value chosen = buildVariantChoice(b, loc, op, totals);
-  return arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
-}
-
-/// Makes `launch` do its work only when `isChosen` holds for the choice it
-/// reads: its body moves into an scf.if on that value (the same for all
+/// Makes `launch` do its work only when `isChosen(choice[0])` holds: its
+/// body moves into an scf.if on the value it reads (the same for all
 /// threads, so barriers inside stay uniform).
-void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch,
-                 ChoiceReader readChoice,
+void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch, Value choice,
                  function_ref<Value(OpBuilder &, Value)> isChosen) {
   Location loc = launch.getLoc();
   Block &body = launch.getBody().front();
   Operation *terminator = body.getTerminator();
   rewriter.setInsertionPointToStart(&body);
-  Value chosen = readChoice(rewriter, loc);
+  Value index = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value chosen = memref::LoadOp::create(rewriter, loc, choice, index);
   auto ifOp = scf::IfOp::create(rewriter, loc, isChosen(rewriter, chosen),
                                 /*withElse=*/false);
   Block *then = ifOp.thenBlock();
@@ -230,12 +181,11 @@ void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch,
 
 /// Replaces `region`'s parent op by the region's block, each kernel of it
 /// guarded by `isChosen`.
-void inlineGuarded(RewriterBase &rewriter, Region &region,
-                   ChoiceReader readChoice,
+void inlineGuarded(RewriterBase &rewriter, Region &region, Value choice,
                    function_ref<Value(OpBuilder &, Value)> isChosen) {
   Block &block = region.front();
   for (auto launch : llvm::to_vector(block.getOps<gpu::LaunchOp>()))
-    guardLaunch(rewriter, launch, readChoice, isChosen);
+    guardLaunch(rewriter, launch, choice, isChosen);
   rewriter.eraseOp(block.getTerminator());
   rewriter.inlineBlockBefore(&block, region.getParentOp());
 }
@@ -245,8 +195,8 @@ void inlineGuarded(RewriterBase &rewriter, Region &region,
 /// pure ops) holds for the device's choice: each kernel computes it again
 /// from the value it reads.
 void predicateIf(RewriterBase &rewriter, scf::IfOp op, Value selected,
-                 ArrayRef<Operation *> predicate, ChoiceReader readChoice) {
-  inlineGuarded(rewriter, op.getThenRegion(), readChoice,
+                 ArrayRef<Operation *> predicate, Value choice) {
+  inlineGuarded(rewriter, op.getThenRegion(), choice,
                 [&](OpBuilder &b, Value chosen) -> Value {
     IRMapping mapping;
     mapping.map(selected, arith::IndexCastOp::create(
@@ -262,7 +212,7 @@ void predicateIf(RewriterBase &rewriter, scf::IfOp op, Value selected,
 /// by whether `choice` names that region (a case's value, or none of them
 /// for the default).
 void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
-                     ChoiceReader readChoice) {
+                     Value choice) {
   Location loc = op.getLoc();
   ArrayRef<int64_t> cases = op.getCases();
   auto compare = [&](OpBuilder &b, arith::CmpIPredicate predicate,
@@ -271,11 +221,11 @@ void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
     return arith::CmpIOp::create(b, loc, predicate, chosen, constant);
   };
   for (auto [value, region] : llvm::zip(cases, op.getCaseRegions()))
-    inlineGuarded(rewriter, region, readChoice,
+    inlineGuarded(rewriter, region, choice,
                   [&, value = value](OpBuilder &b, Value chosen) {
       return compare(b, arith::CmpIPredicate::eq, chosen, value);
     });
-  inlineGuarded(rewriter, op.getDefaultRegion(), readChoice,
+  inlineGuarded(rewriter, op.getDefaultRegion(), choice,
                 [&](OpBuilder &b, Value chosen) {
     Value none = arith::ConstantIntOp::create(b, loc, 1, 1);
     for (int64_t value : cases)
@@ -388,41 +338,28 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
   for (Region *region : users->guarded)
     llvm::append_range(memsets, region->front().getOps<gpu::MemsetOp>());
 
-  // Few counts (a sample's): every guarded kernel evaluates the choice
-  // itself. Otherwise a one-block kernel writes it into a device buffer,
-  // which the guarded kernels read.
   Location loc = op.getLoc();
-  Value choice;
-  if (!canChooseInEachKernel(op)) {
-    rewriter.setInsertionPoint(op);
-    auto choiceType = MemRefType::get({1}, rewriter.getI32Type());
-    choice = gpu::AllocOp::create(rewriter, loc, choiceType,
-                                  /*asyncToken=*/Type(),
-                                  /*asyncDependencies=*/ValueRange{},
-                                  /*dynamicSizes=*/ValueRange{},
-                                  /*symbolOperands=*/ValueRange{},
-                                  /*hostShared=*/false)
-                 .getMemref();
-    buildChoiceKernel(rewriter, loc, op, choice);
-    Operation *last = op;
-    for (Region *region : users->guarded)
-      if (last->isBeforeInBlock(region->getParentOp()))
-        last = region->getParentOp();
-    rewriter.setInsertionPointAfter(last);
-    gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
-                           choice);
-  }
-  auto readChoice = [&](OpBuilder &b, Location loc) -> Value {
-    if (!choice)
-      return buildChoiceInKernel(b, loc, op);
-    Value first = arith::ConstantIndexOp::create(b, loc, 0);
-    return memref::LoadOp::create(b, loc, choice, first);
-  };
+  rewriter.setInsertionPoint(op);
+  auto choiceType = MemRefType::get({1}, rewriter.getI32Type());
+  Value choice = gpu::AllocOp::create(
+                     rewriter, loc, choiceType, /*asyncToken=*/Type(),
+                     /*asyncDependencies=*/ValueRange{},
+                     /*dynamicSizes=*/ValueRange{},
+                     /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
+                     .getMemref();
+  buildChoiceKernel(rewriter, loc, op, choice);
+  Operation *last = op;
+  for (Region *region : users->guarded)
+    if (last->isBeforeInBlock(region->getParentOp()))
+      last = region->getParentOp();
+  rewriter.setInsertionPointAfter(last);
+  gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                         choice);
   for (scf::IfOp ifOp : users->ifs)
     predicateIf(rewriter, ifOp, op.getResult(),
-                sliceOf(ifOp.getCondition(), *users), readChoice);
+                sliceOf(ifOp.getCondition(), *users), choice);
   for (scf::IndexSwitchOp switchOp : users->switches)
-    predicateSwitch(rewriter, switchOp, readChoice);
+    predicateSwitch(rewriter, switchOp, choice);
   // Users before their operands.
   SmallVector<Operation *> predicate = users->predicate.takeVector();
   llvm::sort(predicate,

@@ -1,8 +1,9 @@
 //===- DeviceSelection.h - Run-time selection on the device -----*- C++ -*-===//
 //
-// pit.select on the GPU, without a round trip through the host: the
-// device evaluates the cost model, and every variant's kernels are launched,
-// each running only when the device chose its variant.
+// pit.select on the GPU, without a round trip through the host: a kernel
+// sums the counts and evaluates the cost model into a device buffer, and
+// every variant's kernels are launched, each running only when the device
+// chose its variant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,14 +19,13 @@ namespace mlir::pit {
 /// kernels and scf.if ops on conditions pure ops compute from it (the host
 /// code of their regions already lowered to gpu ops):
 ///
+/// * a one-block kernel sums each distinct counts buffer and writes the
+///   chosen index (buildVariantChoice) into a device buffer;
 /// * each switch is replaced by all of its regions in order, each if by its
-///   then-region, and each kernel of a region is guarded by the choice: it
-///   does its work only when its region runs for that choice. Allocations,
-///   and memsets of buffers only those regions use, run whatever the choice;
-/// * where `op` reads few counts (a sample's), every guarded kernel sums
-///   them and evaluates the cost model itself (buildVariantChoice);
-///   otherwise a one-block kernel does, into a device buffer that the
-///   guarded kernels read.
+///   then-region, and each kernel of a region is guarded by a read of that
+///   buffer: it does its work only when its region runs for that choice.
+///   Allocations, deallocations and the memsets of buffers only those
+///   regions use run whatever the choice (the memsets at the start).
 ///
 /// The host then never waits for the device: the call stays stream-ordered.
 /// Fails, with a diagnostic and nothing changed, when a region holds host

@@ -2,66 +2,71 @@
 
 // Run-time selection on the GPU, made on the device: each index's count
 // (every segment of A's 8 here: a sample needs 8 or more) is a memset and a
-// kernel that adds to the counts, with no positions. Every guarded kernel
-// then sums both counts (8 loads each, all in flight) and evaluates the cost
-// model itself: no choosing kernel (see select-choice-kernel.mlir for one).
-// Each detection runs after the choice, its kernel doing its work only where
-// a variant that reads its index was chosen (the memset of its counts runs
-// anyway, at the start of the call: only those variants read them, and a
-// memset between two kernels would stop the second from being launched as
-// a dependent of the first), and so does every variant's kernel, the
-// default case where neither was chosen. The host never waits: no copy
-// back, no switch. The 32x1 variant reads the compacted copy of A that its
-// detection writes (freed after the variants); the dense fallback is a
-// tensor-core kernel with 128x128 blocks, chunks of 64 of k in 3 stages (96
-// KiB of dynamic shared memory), and C's zero fill folded away. The device
-// buffers of the call (both indices and counts, the compacted copy) are
+// kernel that adds to the counts, with no positions; a one-block kernel sums
+// both counts in shared memory (by halves, 8 steps, no atomics) and writes
+// the chosen index into a device buffer. Each detection runs after the
+// choice, its kernel doing its work only where a variant that reads its
+// index was chosen (the memset of its counts runs anyway, at the start of
+// the call: only those variants read them, and a memset between two
+// kernels would stop the second from being launched as a dependent of the
+// first), and so does every variant's kernel, the default
+// case where neither was chosen. The host never waits: no copy back, no
+// switch. The 32x1 variant reads the compacted copy of A that its detection
+// writes (freed after the variants); the dense fallback is a tensor-core
+// kernel with 128x128 blocks, chunks of 64 of k in 3 stages (96 KiB of
+// dynamic shared memory), and C's zero fill folded away. The device buffers
+// of the call (both indices and counts, the compacted copy, the choice) are
 // views of one allocation.
 // CHECK-LABEL: func @matmul
-// CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<140544xi8>
-// CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<140544xi8> to memref<8xi32>
+// CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<140800xi8>
+// CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<140800xi8> to memref<8xi32>
 // CHECK: gpu.memset %[[FINE]]
-// CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c8448][] : memref<140544xi8> to memref<8xi32>
+// CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c8448][] : memref<140800xi8> to memref<8xi32>
 // CHECK: gpu.memset %[[COARSE]]
-// CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c8960][] : memref<140544xi8> to memref<8xi32>
+// CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c8960][] : memref<140800xi8> to memref<8xi32>
 // CHECK: gpu.memset %[[FINE_SAMPLE]]
 // CHECK: gpu.launch
 // CHECK-NOT: memref.store
 // CHECK: memref.atomic_rmw addi %{{.+}}, %[[FINE_SAMPLE]]
 // CHECK-NOT: memref.store
-// CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c9216][] : memref<140544xi8> to memref<8xi32>
+// CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c9216][] : memref<140800xi8> to memref<8xi32>
 // CHECK: gpu.memset %[[COARSE_SAMPLE]]
-// CHECK: gpu.launch
 // CHECK-NOT: gpu.memcpy
-// CHECK-NOT: workgroup
-// CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140544xi8> to memref<8x256x32xf16>
+// CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140800xi8> to memref<1xi32>
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}} workgroup(%[[SUMS:.+]] : memref<2x256xi64, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %[[FINE_SAMPLE]]
+// CHECK: memref.store {{.*}}, %[[SUMS]]
+// CHECK: memref.load %[[COARSE_SAMPLE]]
+// CHECK: memref.store {{.*}}, %[[SUMS]]
+// CHECK-NOT: memref.atomic_rmw
+// CHECK-COUNT-8: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store {{.*}}, %[[CHOICE]]
+// CHECK-NOT: scf.index_switch
+// CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c9728][] : memref<140800xi8> to memref<8x256x32xf16>
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
-// CHECK-COUNT-8: memref.load %[[FINE_SAMPLE]]
-// CHECK: %[[FINE_TOTAL:.+]] = arith.uitofp %{{.+}} : i64 to f64
-// CHECK-COUNT-8: memref.load %[[COARSE_SAMPLE]]
-// CHECK: %[[DETECT_CHOSEN:.+]] = arith.index_cast %{{.+}} : index to i32
+// CHECK: %[[DETECT_CHOSEN:.+]] = memref.load %[[CHOICE]]
 // CHECK: %[[DETECT_VARIANT:.+]] = arith.index_cast %[[DETECT_CHOSEN]] : i32 to index
 // CHECK: %[[DETECTS:.+]] = arith.cmpi eq, %[[DETECT_VARIANT]], %c0
 // CHECK: scf.if %[[DETECTS]]
 // CHECK: vector.store {{.*}}, %[[COPY]]
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
-// CHECK: memref.load %[[FINE_SAMPLE]]
+// CHECK: memref.load %[[CHOICE]]
 // CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<2x32x256xf16, #gpu.address_space<workgroup>>)
-// CHECK: memref.load %[[FINE_SAMPLE]]
-// CHECK: %[[CHOSEN0:.+]] = arith.index_cast %{{.+}} : index to i32
+// CHECK: %[[CHOSEN0:.+]] = memref.load %[[CHOICE]]
 // CHECK: %[[IS0:.+]] = arith.cmpi eq, %[[CHOSEN0]], %c0_i32
 // CHECK: scf.if %[[IS0]]
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c73728_i32
-// CHECK: %[[CHOSEN1:.+]] = arith.index_cast %{{.+}} : index to i32
+// CHECK: %[[CHOSEN1:.+]] = memref.load %[[CHOICE]]
 // CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[CHOSEN1]], %c1_i32
 // CHECK: scf.if %[[IS1]]
 // CHECK: memref.view {{.*}} to memref<2x32x64xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2x64x256xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c98304_i32
-// CHECK: %[[CHOSEN2:.+]] = arith.index_cast %{{.+}} : index to i32
+// CHECK: %[[CHOSEN2:.+]] = memref.load %[[CHOICE]]
 // CHECK: arith.cmpi ne, %[[CHOSEN2]], %c0_i32
 // CHECK: arith.cmpi ne, %[[CHOSEN2]], %c1_i32
 // CHECK: memref.view {{.*}} to memref<3x128x64xf16, #gpu.address_space<workgroup>>
