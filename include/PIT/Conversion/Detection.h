@@ -29,12 +29,22 @@ struct MicroTileScan {
   int64_t every;
 
   static MicroTileScan of(DetectOp op) {
-    return {op,          op.getSource(),   op.getCounts(), op.getPositions(),
-            op.getMicroTile(), op.getAxis(), 1};
+    return {op,
+            op.getSource(),
+            op.getCounts(),
+            op.getPositions(),
+            op.getMicroTile(),
+            static_cast<int64_t>(op.getAxis()),
+            /*every=*/1};
   }
   static MicroTileScan of(CountOp op) {
-    return {op,   op.getSource(),     op.getCounts(), Value(),
-            op.getMicroTile(), op.getAxis(), op.getEvery()};
+    return {op,
+            op.getSource(),
+            op.getCounts(),
+            /*positions=*/Value(),
+            op.getMicroTile(),
+            static_cast<int64_t>(op.getAxis()),
+            static_cast<int64_t>(op.getEvery())};
   }
 };
 

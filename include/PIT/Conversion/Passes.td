@@ -45,10 +45,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     * `pit.detect` (and `pit.count`, which records no positions and scans
       only its sample of segments) becomes a `gpu.memset` that clears the
       counts and a kernel that scans the tensor once and claims the slots of
-      the non-zero micro-tiles of each segment with atomic adds (a 2-D tensor with rows of whole
-      16-byte vectors is read with coalesced 16-byte loads, a column of
-      vectors per thread; otherwise a thread scans each micro-tile). The
-      index is built out of order, with no synchronisation between blocks.
+      the non-zero micro-tiles of each segment with atomic adds (a 2-D
+      tensor with rows of whole 16-byte vectors is read with coalesced
+      16-byte loads, a column of vectors per thread; otherwise a thread
+      scans each micro-tile). The index is built out of order, with no
+      synchronisation between blocks.
     * `pit.stile` becomes one kernel with a block per tile (segments x tiles
       of the free loops x the most tiles the compacted loop can have); blocks
       past their segment's count exit at once. The body's tile buffers live

@@ -193,7 +193,8 @@ DetectOp findDetect(STileOp op, Value positions) {
   };
   for (Operation *at = op; at && !isa<FunctionOpInterface>(at);
        at = at->getParentOp())
-    for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    for (Operation *prev = at->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
       if (DetectOp detect = fills(*prev))
         return detect;
       if (auto ifOp = dyn_cast<scf::IfOp>(prev))

@@ -162,7 +162,8 @@ LogicalResult lowerScan(RewriterBase &rewriter, const MicroTileScan &scan,
 
   // Clear the counts: a memset on the stream, no kernel to launch.
   gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{},
-                        scan.counts, arith::ConstantIntOp::create(b, loc, 0, 32));
+                        scan.counts,
+                        arith::ConstantIntOp::create(b, loc, 0, 32));
 
   // 16-byte loads where the shapes allow; otherwise one thread per
   // micro-tile scans it, and if it holds a non-zero, claims a slot in its
@@ -187,7 +188,8 @@ LogicalResult lowerScan(RewriterBase &rewriter, const MicroTileScan &scan,
     if (static_cast<int64_t>(dim) != scan.axis)
       segments *= extent / scan.microTile[dim];
   int64_t sampled = llvm::divideCeil(segments, scan.every);
-  int64_t capacity = sourceType.getDimSize(scan.axis) / scan.microTile[scan.axis];
+  int64_t capacity =
+      sourceType.getDimSize(scan.axis) / scan.microTile[scan.axis];
   gpu::LaunchOp launch = createLaunch(
       b, loc, ceilDiv(sampled * capacity, blockSize), blockSize);
   Value every = constantIndex(b, loc, scan.every);
@@ -597,8 +599,9 @@ struct ConvertPITToGPUPass
                                          threadsPerBlock, copy));
       }
       for (CountOp op : counts)
-        failed |= mlir::failed(lowerScan(rewriter, MicroTileScan::of(op),
-                                         threadsPerBlock, /*compactedCopy=*/{}));
+        failed |=
+            mlir::failed(lowerScan(rewriter, MicroTileScan::of(op),
+                                   threadsPerBlock, /*compactedCopy=*/{}));
       // Dense matmuls (the fallback of a selection among variants) run on
       // the tensor cores too.
       if (useTensorCores) {

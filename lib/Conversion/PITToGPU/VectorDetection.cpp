@@ -557,8 +557,8 @@ LogicalResult mlir::pit::buildVectorizedDetection(OpBuilder &b, Location loc,
                                                   Value compactedCopy) {
   // The compacted copy is written from the loaded vectors: single columns
   // gathered along the columns, bands of whole vectors, loaded unrolled.
-  if (compactedCopy &&
-      !(isa<DetectOp>(scan.op) && canWriteCompactedCopy(cast<DetectOp>(scan.op))))
+  auto detect = dyn_cast<DetectOp>(scan.op);
+  if (compactedCopy && !(detect && canWriteCompactedCopy(detect)))
     return failure();
   FailureOr<ScanLayout> layout =
       planScan(scan, blockSize, static_cast<bool>(compactedCopy));

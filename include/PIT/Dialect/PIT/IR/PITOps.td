@@ -85,7 +85,8 @@ def PIT_CountOp : PIT_Op<"count"> {
   }];
   let arguments = (ins
     Arg<PIT_DataMemRef, "scanned operand", [MemRead]>:$source,
-    Arg<PIT_CountsMemRef, "non-zero micro-tiles per sampled segment", [MemWrite]>:$counts,
+    Arg<PIT_CountsMemRef, "non-zero micro-tiles per sampled segment",
+        [MemWrite]>:$counts,
     DenseI64ArrayAttr:$micro_tile,
     ConfinedAttr<I64Attr, [IntNonNegative]>:$axis,
     ConfinedAttr<I64Attr, [IntPositive]>:$every
