@@ -16,20 +16,23 @@
 // kernel with 128x128 blocks, chunks of 64 of k in 3 stages (96 KiB of
 // dynamic shared memory), and C's zero fill folded away. The device buffers
 // of the call (both indices and counts, the compacted copy, the choice) are
-// views of one allocation.
+// views of one allocation, the buffers the call clears first at its start,
+// in the order of their memsets: the memsets that come before any kernel
+// (both indices' counts, the first sample's) are one memset of 768 bytes.
 // CHECK-LABEL: func @matmul
 // CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<140800xi8>
-// CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<140800xi8> to memref<8xi32>
-// CHECK: gpu.memset %[[FINE]]
-// CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c8448][] : memref<140800xi8> to memref<8xi32>
-// CHECK: gpu.memset %[[COARSE]]
-// CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c8960][] : memref<140800xi8> to memref<8xi32>
-// CHECK: gpu.memset %[[FINE_SAMPLE]]
+// CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%c0][] : memref<140800xi8> to memref<8xi32>
+// CHECK: %[[CLEARED:.+]] = memref.view %[[ARENA]][%c0_0][] : memref<140800xi8> to memref<192xi32>
+// CHECK: gpu.memset %[[CLEARED]]
+// CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c256][] : memref<140800xi8> to memref<8xi32>
+// CHECK-NOT: gpu.memset
+// CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c512][] : memref<140800xi8> to memref<8xi32>
+// CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
 // CHECK-NOT: memref.store
 // CHECK: memref.atomic_rmw addi %{{.+}}, %[[FINE_SAMPLE]]
 // CHECK-NOT: memref.store
-// CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c9216][] : memref<140800xi8> to memref<8xi32>
+// CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c768][] : memref<140800xi8> to memref<8xi32>
 // CHECK: gpu.memset %[[COARSE_SAMPLE]]
 // CHECK-NOT: gpu.memcpy
 // CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140800xi8> to memref<1xi32>
