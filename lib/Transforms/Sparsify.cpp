@@ -28,22 +28,18 @@ struct MicroTileIndex {
   Value positions;
 };
 
-/// The segments of `sparse`'s micro-tile grid for `rule`.
-int64_t countSegments(Value sparse, const STileRule &rule) {
-  ArrayRef<int64_t> shape = cast<MemRefType>(sparse.getType()).getShape();
-  int64_t segments = 1;
-  for (auto [dim, extent] : llvm::enumerate(shape))
-    if (dim != rule.sparseDim)
-      segments *= extent / rule.microTile[dim];
-  return segments;
+/// The segments and micro-tiles per segment of `sparse`'s micro-tile grid
+/// for `rule`.
+std::pair<int64_t, int64_t> getIndexExtents(Value sparse,
+                                            const STileRule &rule) {
+  return getSegmentsAndCapacity(cast<MemRefType>(sparse.getType()).getShape(),
+                                rule.microTile, rule.sparseDim);
 }
 
 /// Allocates the index of `sparse` for `rule`.
 MicroTileIndex allocateIndex(OpBuilder &b, Location loc, Value sparse,
                              const STileRule &rule) {
-  ArrayRef<int64_t> shape = cast<MemRefType>(sparse.getType()).getShape();
-  int64_t segments = countSegments(sparse, rule);
-  int64_t capacity = shape[rule.sparseDim] / rule.microTile[rule.sparseDim];
+  auto [segments, capacity] = getIndexExtents(sparse, rule);
   Type i32 = b.getI32Type();
   MicroTileIndex index;
   index.counts = memref::AllocOp::create(b, loc, MemRefType::get({segments}, i32));
@@ -68,10 +64,11 @@ constexpr int64_t kMinSampledSegments = 8;
 /// kMinSampledSegments) and emits the pit.count that fills them.
 Value emitSampleCount(OpBuilder &b, Location loc, Value sparse,
                       const STileRule &rule, int64_t every) {
-  int64_t segments = countSegments(sparse, rule);
-  while (every > 1 && llvm::divideCeil(segments, every) < kMinSampledSegments)
+  int64_t segments = getIndexExtents(sparse, rule).first;
+  while (every > 1 &&
+         getNumSampledSegments(segments, every) < kMinSampledSegments)
     every /= 2;
-  auto type = MemRefType::get({llvm::divideCeil(segments, every)},
+  auto type = MemRefType::get({getNumSampledSegments(segments, every)},
                               b.getI32Type());
   Value counts = memref::AllocOp::create(b, loc, type);
   CountOp::create(b, loc, sparse, counts, rule.microTile, rule.sparseDim,
@@ -451,7 +448,6 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     linalg::FillOp fill = findOutputFill(op);
     auto mark = op->getAttrOfType<SparseAttr>(PITDialect::getSparseAttrName());
     Value sparse = op->getOperand(mark.getOperand());
-    ArrayRef<int64_t> shape = cast<MemRefType>(sparse.getType()).getShape();
 
     // Variants that gather the same micro-tiles along the same dimension
     // share one index.
@@ -474,7 +470,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       indices.push_back(allocateIndex(rewriter, loc, sparse, variant.rule));
     }
     // The indices are allocated first: the GPU lowering clears their counts
-    // right after, together (see DeviceSelection's hoistPrivateMemset).
+    // right after, before the first count's kernel, so that one memset
+    // clears them all (DeviceSelection's hoistPrivateMemset, PITToGPU's
+    // mergeArenaMemsets).
     for (auto [rule, index] : llvm::zip(indexRules, indices)) {
       if (!sampled)
         emitDetection(rewriter, loc, sparse, *rule, index);
@@ -489,8 +487,7 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     SmallVector<Attribute> latencies;
     for (auto [variant, number] : llvm::zip(variants, indexOfVariant)) {
       counts.push_back(choiceCounts[number]);
-      unsigned dim = variant.rule.sparseDim;
-      capacities.push_back(shape[dim] / variant.rule.microTile[dim]);
+      capacities.push_back(getIndexExtents(sparse, variant.rule).second);
       latencies.push_back(rewriter.getDenseF64ArrayAttr(variant.latencies));
     }
     Value choice =

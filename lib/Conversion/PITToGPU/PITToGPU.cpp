@@ -184,13 +184,9 @@ LogicalResult lowerScan(RewriterBase &rewriter, const MicroTileScan &scan,
     micro.push_back(constantIndex(b, loc, microExtent));
   }
   // From the source, static here (the counts may be dynamic).
-  int64_t segments = 1;
-  for (auto [dim, extent] : llvm::enumerate(sourceType.getShape()))
-    if (static_cast<int64_t>(dim) != scan.axis)
-      segments *= extent / scan.microTile[dim];
-  int64_t sampled = llvm::divideCeil(segments, scan.every);
-  int64_t capacity =
-      sourceType.getDimSize(scan.axis) / scan.microTile[scan.axis];
+  auto [segments, capacity] = getSegmentsAndCapacity(
+      sourceType.getShape(), scan.microTile, scan.axis);
+  int64_t sampled = getNumSampledSegments(segments, scan.every);
   gpu::LaunchOp launch = createLaunch(
       b, loc, ceilDiv(sampled * capacity, blockSize), blockSize);
   Value every = constantIndex(b, loc, scan.every);

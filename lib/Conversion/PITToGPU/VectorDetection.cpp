@@ -119,13 +119,13 @@ FailureOr<ScanLayout> planScan(const MicroTileScan &scan, int64_t blockSize,
   layout.scannedBands = bands;
   layout.scannedVectorsPerRow = layout.vectorsPerRow;
   if (scan.axis == 1) {
-    layout.scannedBands = llvm::divideCeil(bands, scan.every);
+    layout.scannedBands = getNumSampledSegments(bands, scan.every);
   } else if (scan.every > 1) {
     if (layout.narrow)
       return failure();
     int64_t segments = columns / layout.microColumns;
     layout.scannedVectorsPerRow =
-        llvm::divideCeil(segments, scan.every) * layout.sharers;
+        getNumSampledSegments(segments, scan.every) * layout.sharers;
   }
   // Gathered along rows, every band holds one micro-tile of each segment (a
   // micro-tile column): one claim a band would make thousands of atomic

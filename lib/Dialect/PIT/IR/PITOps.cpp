@@ -68,12 +68,9 @@ static LogicalResult verifyIndexExtent(Operation *op, StringRef bufferName,
          << actual;
 }
 
-/// The number of segments and the number of micro-tiles per segment of the
-/// micro-tile grid of `shape` gathered along `axis`; dynamic if any extent
-/// they depend on is.
-static std::pair<int64_t, int64_t>
-getSegmentsAndCapacity(ArrayRef<int64_t> shape, ArrayRef<int64_t> microTile,
-                       int64_t axis) {
+std::pair<int64_t, int64_t>
+mlir::pit::getSegmentsAndCapacity(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> microTile, int64_t axis) {
   int64_t segments = 1;
   for (auto [dim, extent] : llvm::enumerate(shape)) {
     if (static_cast<int64_t>(dim) == axis)
@@ -87,6 +84,11 @@ getSegmentsAndCapacity(ArrayRef<int64_t> shape, ArrayRef<int64_t> microTile,
                          ? ShapedType::kDynamic
                          : shape[axis] / microTile[axis];
   return {segments, capacity};
+}
+
+int64_t mlir::pit::getNumSampledSegments(int64_t segments, int64_t every) {
+  return ShapedType::isDynamic(segments) ? ShapedType::kDynamic
+                                         : llvm::divideCeil(segments, every);
 }
 
 /// Checks a dense-tile transfer between a buffer and a tile, shared by
@@ -183,10 +185,8 @@ LogicalResult CountOp::verify() {
     return failure();
   int64_t segments =
       getSegmentsAndCapacity(shape, getMicroTile(), getAxis()).first;
-  int64_t sampled = ShapedType::isDynamic(segments)
-                        ? ShapedType::kDynamic
-                        : llvm::divideCeil(segments, getEvery());
-  return verifyIndexExtent(*this, "counts", getCounts().getType(), 0, sampled,
+  return verifyIndexExtent(*this, "counts", getCounts().getType(), 0,
+                           getNumSampledSegments(segments, getEvery()),
                            "sampled segments");
 }
 

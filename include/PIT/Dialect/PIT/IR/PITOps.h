@@ -16,4 +16,19 @@
 #define GET_OP_CLASSES
 #include "PIT/Dialect/PIT/IR/PITOps.h.inc"
 
+namespace mlir::pit {
+
+/// The number of segments and the number of micro-tiles per segment of the
+/// micro-tile grid of `shape` gathered along `axis` (as pit.detect numbers
+/// them); dynamic if any extent they depend on is.
+std::pair<int64_t, int64_t> getSegmentsAndCapacity(ArrayRef<int64_t> shape,
+                                                   ArrayRef<int64_t> microTile,
+                                                   int64_t axis);
+
+/// The segments pit.count counts taking every `every`-th of `segments`
+/// (dynamic if `segments` is).
+int64_t getNumSampledSegments(int64_t segments, int64_t every);
+
+} // namespace mlir::pit
+
 #endif // PIT_DIALECT_PIT_IR_PITOPS_H
