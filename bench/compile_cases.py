@@ -9,13 +9,15 @@ the STile database, the dense tiles of cases.DENSE_TILES (NAME__MxNxK.so)
 and the dense fallback (NAME__dense.so): the latency tables and the oracle
 time them. When an STile database for the device is given or is in
 bench/tables/, it also compiles the library that chooses at run time
-(NAME__select.so). --sweep adds the block shapes of cases.VARIANTS
-(OUT_DIR/variants/).
+(NAME__select.so), and the names of the variants it chooses among
+(NAME__select.json, in the numbering of its choice). --sweep adds the block
+shapes of cases.VARIANTS (OUT_DIR/variants/).
 """
 
 import argparse
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +40,20 @@ def compile_one(build, out, name, text, pit_loop, extra=()):
     sys.stderr.write(result.stderr)
     source.unlink()
     return result.stderr
+
+
+def selected_variants(remarks):
+    """The names (cases.tile_name, and "dense") of the variants a selecting
+    library chooses among, in the numbering of its choice
+    (pitCudaLastChoice), from pit-sparsify's remark (without one, the
+    library stays dense)."""
+    line = next((line for line in remarks.splitlines()
+                 if "chooses at run time among" in line), "")
+    variants = re.findall(
+        r"variant \d+ \(\S+ along loop \d+, (?:default )?tile (\S+?)"
+        r"(?:, panel (\d+))?\)", line)
+    return [tile + (f"p{panel}" if panel else "") for tile, panel in variants] \
+        + ["dense"]
 
 
 def main():
@@ -69,8 +85,10 @@ def main():
             if "left out" in remarks:
                 sys.exit(f"{name}: a tile of cases.DENSE_TILES does not fit")
         if has_table:
-            compile_one(build, out, f"{name}__select", text, pit_loop,
-                        ["--latency-table", str(options.table)])
+            remarks = compile_one(build, out, f"{name}__select", text, pit_loop,
+                                  ["--latency-table", str(options.table)])
+            (out / f"{name}__select.json").write_text(
+                json.dumps(selected_variants(remarks)))
         print(f"{name}: compiled", flush=True)
     print(f"run-time selection: "
           f"{'with ' + str(options.table) if has_table else 'no table yet'}")

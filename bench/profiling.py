@@ -17,11 +17,15 @@ def lend_torch_stream(directory):
     a CUDA library's are. Without a lent stream every call waits for its
     kernels, and the GPU idles while the host issues the next one. Every
     library the process loads afterwards shares that runtime and its
-    stream: profile libraries of one directory in one process."""
+    stream: profile libraries of one directory in one process. Returns the
+    runtime (its pitCudaLastChoice reads what a selecting call chose)."""
     runtime = ctypes.CDLL(str(pathlib.Path(directory) / "libpit_cuda_runtime.so"),
                           mode=ctypes.RTLD_GLOBAL)
     runtime.pitCudaSetStream(
         ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    runtime.pitCudaLastChoice.restype = ctypes.c_int32
+    runtime.pitCudaLastChoice.argtypes = [ctypes.c_int64]
+    return runtime
 
 
 def matmul_inputs(n, micro, sparsity):

@@ -21,6 +21,14 @@ def number(value):
     return value if isinstance(value, float) else None
 
 
+def spread(ratios):
+    """Sorted ratios to the oracle as text: their range, median, and how
+    many are within 10%."""
+    return (f"{ratios[0]:.2f}-{ratios[-1]:.2f} (median "
+            f"{ratios[len(ratios) // 2]:.2f}), within 10% on "
+            f"{sum(q <= 1.10 for q in ratios)} of {len(ratios)}")
+
+
 def selection_summary(results):
     """How close run-time selection came to the oracle (the best of the
     forced variants, same run), and what it added per call."""
@@ -35,13 +43,16 @@ def selection_summary(results):
                f"oracle on {within} of {len(rows)} cases; PIT - oracle "
                f"{added[0]:.0f}-{added[-1]:.0f} us (median "
                f"{added[len(added) // 2]:.0f} us).")
+    chosen = sorted(r["chosen_forced"] / r["oracle"] for r in rows
+                    if number(r.get("chosen_forced")))
+    if chosen:
+        summary += (f" The variant chosen (pitCudaLastChoice), forced, "
+                    f"against the oracle: {spread(chosen)}; the oracle's own "
+                    f"on {sum(r.get('chosen') == r.get('oracle_variant') for r in rows)}.")
     paired = sorted(r["paired_select"] / r["paired_oracle"] for r in rows
                     if number(r.get("paired_select")))
     if paired:
-        summary += (f" Timed in turn with the oracle's library: "
-                    f"{paired[0]:.2f}-{paired[-1]:.2f} (median "
-                    f"{paired[len(paired) // 2]:.2f}), within 10% on "
-                    f"{sum(q <= 1.10 for q in paired)} of {len(paired)}.")
+        summary += f" Timed in turn with the oracle's library: {spread(paired)}."
     return summary
 
 
@@ -55,9 +66,9 @@ def ratio(a, b):
 
 def table(results):
     lines = ["| dtype | micro-tile | sparsity | PIT | PIT's STile (best tile) | PIT dense | PIT / oracle "
-             "| PIT / oracle, in turn | cuBLAS | cuSPARSE | Triton | ideal "
+             "| PIT / oracle, in turn | chosen (forced / oracle) | cuBLAS | cuSPARSE | Triton | ideal "
              "| cuBLAS / PIT | best peer / PIT | PIT / ideal | detection | to_sparse_bsr / detection |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["matmul"]:
         peers = [row[k] for k in ("cublas", "cusparse", "triton") if number(row[k])]
         # The first two pieces of device work: clear the counts (memset),
@@ -70,6 +81,8 @@ def table(results):
             f"| {ms(row.get('dense'))} "
             f"| {ratio(row['pit'], row.get('oracle'))} "
             f"| {ratio(row.get('paired_select'), row.get('paired_oracle'))} "
+            f"| {row.get('chosen', 'n/a')} "
+            f"({ratio(row.get('chosen_forced'), row.get('oracle'))}) "
             f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "
             f"| {ms(row['ideal'])} | {ratio(row['cublas'], row['pit'])} "
             f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "

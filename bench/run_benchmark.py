@@ -123,8 +123,30 @@ def copy_bandwidth():
     return 2 * src.numel() / ms
 
 
+def chosen_variants(directory, name, kernel, inputs, b, c, runtime):
+    """The variant the selecting library `kernel` chose for each of
+    `inputs`, by name (NAME__select.json), from the runtime's record."""
+    names = json.loads((directory / f"{name}__select.json").read_text())
+    chosen = []
+    for a in inputs:
+        kernel(a, b, c)
+        chosen.append(names[runtime.pitCudaLastChoice(0)])
+    return chosen
+
+
+def l2_copy_bandwidth():
+    """Copy bandwidth in bytes/ms, read + write counted, of a copy that L2
+    holds (8 MiB to 8 MiB, far under the H100's 50 MB): what the STiles'
+    gathered re-reads of B from L2 run against."""
+    src = torch.empty(8 << 20, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    ms = median_ms(lambda _: [dst.copy_(src) for _ in range(20)], [None], 20)
+    return 2 * src.numel() * 20 / ms
+
+
 def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
-                 reps, bandwidth, cublas_cache):
+                 reps, bandwidth, cublas_cache, runtime):
     dtype = TORCH_DTYPE[dtype_name]
     n = cases.SIZE
     micro = [int(e) for e in micro_text.split("x")]
@@ -165,11 +187,21 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     row["stile_tile"] = min(row["variants"], key=row["variants"].get)
     row["fixed"] = row["variants"][row["stile_tile"]]
     row["oracle"] = min(row["fixed"], row["dense"])
+    row["oracle_variant"] = ("dense" if row["dense"] <= row["fixed"]
+                             else row["stile_tile"])
     row["pit"] = row.get("select", row["fixed"])
+    # What selection chose for each pattern, and that variant's time forced
+    # (the most frequent choice; the patterns of a case rarely differ).
+    if "select" in kernels:
+        chosen = chosen_variants(directory, name, kernels["select"], inputs,
+                                 b, c, runtime)
+        row["chosen"] = max(set(chosen), key=chosen.count)
+        row["chosen_all"] = chosen
+        row["chosen_forced"] = (row["dense"] if row["chosen"] == "dense"
+                                else row["variants"][row["chosen"]])
     # Selection against the oracle's library, timed in turn.
     if "select" in kernels:
-        best_key = "dense" if row["dense"] <= row["fixed"] else row["stile_tile"]
-        chosen, best_forced = kernels["select"], kernels[best_key]
+        chosen, best_forced = kernels["select"], kernels[row["oracle_variant"]]
         row["paired_select"], row["paired_oracle"] = medians_ms(
             [lambda a: chosen(a, b, c), lambda a: best_forced(a, b, c)],
             inputs, reps)
@@ -317,14 +349,18 @@ def main():
                         help="measure the STile database instead")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
-    lend_torch_stream(options.directory)
+    runtime = lend_torch_stream(options.directory)
     torch.manual_seed(0)
     device = torch.cuda.get_device_name()
     bandwidth = copy_bandwidth()
+    l2_bandwidth = l2_copy_bandwidth()
     print(f"device: {device}, torch {torch.__version__}; "
-          f"device-to-device copy {bandwidth / 1e9:.2f} TB/s (read + write)")
+          f"device-to-device copy {bandwidth / 1e9:.2f} TB/s, within L2 "
+          f"{l2_bandwidth / 1e9:.2f} TB/s (read + write)")
     results = {"device": device, "torch": torch.__version__,
-               "copy_bandwidth_TBps": bandwidth / 1e9, "matmul": [], "sddmm": []}
+               "copy_bandwidth_TBps": bandwidth / 1e9,
+               "l2_copy_bandwidth_TBps": l2_bandwidth / 1e9,
+               "matmul": [], "sddmm": []}
     cublas_cache = {}
     failed = 0
     if options.tables:
@@ -357,14 +393,16 @@ def main():
     print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'fixed':>8s} "
           f"{'dense':>8s} {'PIT/orcl':>8s} {'paired':>8s} {'cuBLAS':>8s} "
           f"{'cuSPARSE':>8s} {'Triton':>8s} {'ideal':>8s} {'cuBLAS/PIT':>10s} "
-          f"{'PIT/ideal':>9s} {'toBSR':>8s} fixed = best tile, its kernels (ms)",
+          f"{'PIT/ideal':>9s} {'toBSR':>8s} fixed = best tile, its kernels (ms); "
+          f"the variant chosen, its time forced / oracle",
           flush=True)
     for name, dtype, micro, _, block in cases.matmul_cases():
         if options.only not in name:
             continue
         for sparsity in cases.SPARSITIES:
             row = bench_matmul(options.directory, name, dtype, micro, block,
-                               sparsity, options.reps, bandwidth, cublas_cache)
+                               sparsity, options.reps, bandwidth, cublas_cache,
+                               runtime)
             results["matmul"].append(row)
             failed += not row["error"] < TOLERANCE[TORCH_DTYPE[dtype]]
             print(f"{name:18s} {sparsity:5.2f} {row['error']:8.1e} {fmt(row['pit'])} "
@@ -374,7 +412,9 @@ def main():
                   f"{fmt(row['cublas'])} {fmt(row['cusparse'])} {fmt(row['triton'])} "
                   f"{fmt(row['ideal'])} {ratio(row['cublas'], row['pit']):>10s} "
                   f"{ratio(row['pit'], row['ideal']):>9s} {fmt(row['to_sparse_bsr'])} "
-                  f"{row['stile_tile']} {kernels_text(row)}",
+                  f"{row['stile_tile']} {kernels_text(row)} "
+                  f"chose {row.get('chosen', 'n/a')} "
+                  f"{ratio(row.get('chosen_forced'), row['oracle'])}",
                   flush=True)
     print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'dense*M':>8s} "
           f"{'sampled':>8s} {'dense*M/PIT':>11s} PIT kernels (ms)", flush=True)

@@ -348,6 +348,50 @@ PIT_EXPORT int64_t pitCudaMultiprocessorCount() {
   return count;
 }
 
+namespace {
+
+/// The record of choices, allocated and set to -1 once per process. Never
+/// freed: kernels of any library may write it until the process ends.
+CUdeviceptr choiceRecord() {
+  static std::mutex mutex;
+  static CUdeviceptr record = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (record)
+    return record;
+  CUdeviceptr fresh = 0;
+  if (!PIT_CHECK(cuMemAlloc(&fresh, PIT_CUDA_CHOICE_SLOTS * sizeof(int32_t))))
+    return 0;
+  // Synchronous: the slots are -1 before any kernel can write them.
+  if (!PIT_CHECK(cuMemsetD32(fresh, ~0u, PIT_CUDA_CHOICE_SLOTS))) {
+    checkRelease(cuMemFree(fresh), "cuMemFree(fresh)");
+    return 0;
+  }
+  record = fresh;
+  return record;
+}
+
+} // namespace
+
+PIT_EXPORT uint64_t pitCudaChoiceRecord() {
+  return ready() ? choiceRecord() : 0;
+}
+
+PIT_EXPORT int32_t pitCudaLastChoice(int64_t slot) {
+  if (slot < 0 || slot >= PIT_CUDA_CHOICE_SLOTS) {
+    recordError("pitCudaLastChoice: slot " + std::to_string(slot) +
+                " is not in [0, " + std::to_string(PIT_CUDA_CHOICE_SLOTS) +
+                ")");
+    return -1;
+  }
+  CUdeviceptr record = pitCudaChoiceRecord();
+  int32_t choice = -1;
+  if (!record || !PIT_CHECK(cuCtxSynchronize()) ||
+      !PIT_CHECK(cuMemcpyDtoH(&choice, record + slot * sizeof(int32_t),
+                              sizeof(int32_t))))
+    return -1;
+  return choice;
+}
+
 PIT_EXPORT uint64_t pitCudaDependentLaunchCount() {
   return dependentLaunches().launches;
 }

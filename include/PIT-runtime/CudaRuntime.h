@@ -66,6 +66,26 @@ int64_t pitCudaMultiprocessorCount(void);
 uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows, int64_t columns,
                             int64_t boxRows, int64_t boxColumns);
 
+/// How many pit.select ops of a function record their choice (see
+/// pitCudaLastChoice): the first ones, in the order the function runs them.
+#define PIT_CUDA_CHOICE_SLOTS 16
+
+/// The device address of the record of choices: PIT_CUDA_CHOICE_SLOTS
+/// int32 slots, each -1 until a choosing kernel writes it. The host code of
+/// a function that chooses on the device asks for it at its entry; its
+/// choosing kernels write their choice to it as well as to the call's own
+/// buffer, which is what its kernels read. 0, with an error pending, when
+/// it cannot be allocated.
+uint64_t pitCudaChoiceRecord(void);
+
+/// The variant that the latest call to run a `slot`-th pit.select chose on
+/// the device, in the numbering of that select (its latencies; the last
+/// number is dense), or -1 when none has yet (or `slot` is out of range,
+/// with an error pending). It waits for all the device's work, so that the
+/// latest choice is there: it is for tests and benchmarks, not between
+/// calls. Calls running on several streams at once race for the slot.
+int32_t pitCudaLastChoice(int64_t slot);
+
 #ifdef __cplusplus
 }
 #endif

@@ -195,6 +195,18 @@ IndexKey getIndexKey(const STileRule &rule) {
   return {rule.microTile, rule.sparseDim};
 }
 
+/// Names a variant in a remark: "(32x1 along loop 2, tile 32x128x32)".
+void describeVariant(InFlightDiagnostic &remark, const STileRule &rule) {
+  remark << "(";
+  llvm::interleave(rule.microTile, remark, "x");
+  remark << " along loop " << rule.pitLoop << ", "
+         << (rule.keepTile ? "tile " : "default tile ");
+  llvm::interleave(rule.denseTile, remark, "x");
+  if (rule.panel)
+    remark << ", panel " << rule.panel;
+  remark << ")";
+}
+
 /// How much cheaper than the alternatives a variant must be somewhere to
 /// be worth its launch on every call (see dropUnprofitableVariants): by this
 /// fraction, and by this many microseconds. A variant's kernels, guarded
@@ -367,15 +379,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       }
       if (losses[least] > kWorthwhileGain)
         return;
-      const SelectableVariant &dropped = variants[least];
-      InFlightDiagnostic remark = op->emitRemark("pit-sparsify: variant (");
-      llvm::interleave(dropped.rule.microTile, remark, "x");
-      remark << " along loop " << dropped.rule.pitLoop << ", "
-             << (dropped.rule.keepTile ? "tile " : "default tile ");
-      llvm::interleave(dropped.rule.denseTile, remark, "x");
-      if (dropped.rule.panel)
-        remark << ", panel " << dropped.rule.panel;
-      remark << ") left out: never more than "
+      InFlightDiagnostic remark = op->emitRemark("pit-sparsify: variant ");
+      describeVariant(remark, variants[least].rule);
+      remark << " left out: never more than "
              << static_cast<int>(kWorthwhileGain * 100) << "% and "
              << static_cast<int>(kWorthwhileGainUs)
              << " us cheaper than dense and the variants kept";
@@ -490,8 +496,19 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       capacities.push_back(getIndexExtents(sparse, variant.rule).second);
       latencies.push_back(rewriter.getDenseF64ArrayAttr(variant.latencies));
     }
+    if (!forced) {
+      // What the choice's number means (pitCudaLastChoice reports it).
+      InFlightDiagnostic remark =
+          op->emitRemark("pit-sparsify: chooses at run time among ");
+      for (auto [number, variant] : llvm::enumerate(variants)) {
+        remark << "variant " << number << " ";
+        describeVariant(remark, variant.rule);
+        remark << (number + 1 < variants.size() ? ", " : " and ");
+      }
+      remark << "dense (" << variants.size() << ")";
+    }
     Value choice =
-        variant >= 0
+        forced
             ? Value(arith::ConstantIndexOp::create(rewriter, loc, variant))
             : Value(SelectOp::create(
                   rewriter, loc, rewriter.getIndexType(), counts,

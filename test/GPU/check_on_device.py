@@ -46,14 +46,20 @@ def sample_counts(a, micro, axis, every):
 
 
 def run_case(name, template, params, pit_loop, directory, calls, sparsities,
-             ordered):
+             ordered, last_choice):
+    """Calls the case's library `calls` times at each sparsity; returns
+    whether every result was within tolerance and, for a case with
+    "choices", every call chose the expected variant (`last_choice()`: the
+    runtime's record of the call's choice)."""
     kernel = Kernel(directory / f"{name}.so")
     t = TORCH_DTYPE[params["t"]]
     micro = [int(e) for e in params.get("pattern", params["mt"]).split("x")]
     rand = lambda *shape, dtype=t: (torch.rand(*shape, device="cuda") * 2 - 1).to(dtype)
     tolerance = TOLERANCE[TORCH_DTYPE[params["ct"]]]
     worst = 0.0
+    wrong_choices = 0
     for sparsity in sparsities:
+        chose = ""
         for _ in range(calls):
             if template in (kernels.MATMUL, kernels.MATMUL_CLEARED):
                 a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
@@ -95,11 +101,18 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
             error = relative_error(out.double() if template is kernels.COUNT
                                    else out, ref)
             worst = max(worst, error)
+            expected = params.get("choices", {}).get(sparsity)
+            if expected is not None:
+                choice = last_choice()
+                chose = f", chose {choice}"
+                if choice != expected:
+                    chose += f" (expected {expected}) FAIL"
+                    wrong_choices += 1
         timing = "queued in" if ordered else "last call"
         print(f"{name:36s} sparsity {sparsity:4.2f}: rel err {error:.2e} "
-              f"{'PASS' if error < tolerance else 'FAIL'} ({ms:.1f} ms, {timing})",
-              flush=True)
-    return worst < tolerance
+              f"{'PASS' if error < tolerance else 'FAIL'} ({ms:.1f} ms, {timing})"
+              f"{chose}", flush=True)
+    return worst < tolerance and not wrong_choices
 
 
 def check_refusals(directory):
@@ -124,6 +137,21 @@ def check_refusals(directory):
             ok = False
         except RuntimeError as error:
             print(f"refusal {what:13s}: PASS  {error}")
+    return ok
+
+
+def check_choice_slots(runtime):
+    """A slot of the record of choices out of range is refused with a
+    message, not read."""
+    runtime.pitCudaTakeError.restype = ctypes.c_char_p
+    ok = True
+    for slot in [-1, 16]:
+        choice = runtime.pitCudaLastChoice(slot)
+        error = runtime.pitCudaTakeError()
+        refused = choice == -1 and error is not None
+        print(f"refusal choice slot {slot:3d}: "
+              f"{'PASS' if refused else 'NOT refused FAIL'}  {error}")
+        ok &= refused
     return ok
 
 
@@ -153,6 +181,8 @@ def main():
     runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
                           mode=ctypes.RTLD_GLOBAL)
     runtime.pitCudaDependentLaunchCount.restype = ctypes.c_uint64
+    runtime.pitCudaLastChoice.restype = ctypes.c_int32
+    runtime.pitCudaLastChoice.argtypes = [ctypes.c_int64]
     if options.stream_ordered:
         torch.cuda.set_stream(torch.cuda.Stream())
         runtime.pitCudaSetStream(
@@ -167,11 +197,12 @@ def main():
             continue
         launches = runtime.pitCudaDependentLaunchCount()
         ok = run_case(name, template, params, pit_loop, options.directory,
-                      options.calls, options.sparsities, options.stream_ordered)
+                      options.calls, options.sparsities, options.stream_ordered,
+                      lambda: runtime.pitCudaLastChoice(0))
         ok &= check_dependent_launches(
             name, params, runtime.pitCudaDependentLaunchCount() - launches)
         passed, failed = passed + ok, failed + (not ok)
-    ok = check_refusals(options.directory)
+    ok = check_refusals(options.directory) and check_choice_slots(runtime)
     passed, failed = passed + ok, failed + (not ok)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

@@ -87,7 +87,8 @@ def cases():
     start with "small_" are the ones run under compute-sanitizer. Parameters
     beyond the template's: "pattern", the micro-tile of the random pattern
     when it is not the mark's ("mt"), "table", a latency table to compile
-    with, "variant", the table's variant to run always, "chip", the chip to
+    with, "choices", the variant its run-time selection must choose at each
+    sparsity, "variant", the table's variant to run always, "chip", the chip to
     compile for when it is not the machines' (sm_90a), and "cluster", the
     blocks of a cluster of the dense blocks' TMA copies
     (--mma-cluster-blocks). "ct", C's element type, is f32 unless a case
@@ -109,33 +110,47 @@ def cases():
     out.append(("small_matmul_sm80_256_32x1_2", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1", chip="sm_80"),
                 2, False))
-    # Run-time selection among 32x1, 32x64 and dense, with the made-up
-    # latency tables of the lit tests: patterns of 32x1 micro-tiles pick
-    # dense at 0 and 50%, 32x1 at 90 and 99%, 32x64 at 100%; patterns of
-    # 32x64 pick 32x64 from 90% on. Every branch runs.
-    for pattern in ["32x1", "32x64"]:
+    # Run-time selection among 32x1 (variant 0), 32x64 (1) and dense (2),
+    # with the made-up latency tables of the lit tests: patterns of 32x1
+    # micro-tiles pick dense at 0 and 50%, 32x1 at 90 and 99%, 32x64 at
+    # 100%; patterns of 32x64 pick 32x64 from 50% on (600 us against dense's
+    # 1000 there). Every branch runs. "choices" are the variants the device
+    # must choose at each sparsity (pitCudaLastChoice; pit-sparsify's remark
+    # gives the numbering): the patterns zero exact fractions of the
+    # micro-tiles, and these small shapes count every segment, so the
+    # coverage and the choice are exact.
+    for pattern, choices in [
+            ("32x1", {0.0: 2, 0.5: 2, 0.9: 0, 0.99: 0, 1.0: 1}),
+            ("32x64", {0.0: 2, 0.5: 1, 0.9: 1, 0.99: 1, 1.0: 1})]:
         out.append((f"small_select_256_{pattern}_pattern", MATMUL_CLEARED,
                     dict(m=256, n=256, k=256, t="f16", mt="32x1, 32x64",
-                         pattern=pattern, table=SELECTION_TABLE), -1, False))
+                         pattern=pattern, table=SELECTION_TABLE,
+                         choices=choices), -1, False))
     # Two dense tiles of 32x1 that share one detection and its compacted
     # copy, with the lit tests' made-up table: by its latencies, 32x128x64
-    # runs at 99-100% sparsity, 32x64x32 at 50-90%, dense at 0%.
+    # (0) runs at 99-100% sparsity, 32x64x32 (1) at 50-90% (at 90%, 196
+    # against 200 us), dense (2) at 0%.
+    tiles_choices = {0.0: 2, 0.5: 1, 0.9: 1, 0.99: 0, 1.0: 0}
     out.append(("small_select_256x512_32x1_tiles", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1",
-                     table=SELECTION_TABLE), -1, False))
+                     table=SELECTION_TABLE, choices=tiles_choices), -1, False))
     # The same with its dense blocks outside clusters (by default, pairs of
     # blocks share B's chunks by TMA multicast).
     out.append(("small_select_256x512_32x1_unclustered", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1",
-                     table=SELECTION_TABLE, cluster=1), -1, False))
-    # 1x64 gathered along m, with atomics (32x64x64) or a block owning a
-    # panel of 256 rows of C (64x128x64, two warpgroups of 64 columns): by
-    # the table, atomics at 99-100% sparsity, the panel at 50-90%, dense at
-    # 0%. Cleared, the panel starts at zeros; accumulating, at C.
+                     table=SELECTION_TABLE, cluster=1, choices=tiles_choices),
+                -1, False))
+    # 1x64 gathered along m, with atomics (32x64x64, variant 0) or a block
+    # owning a panel of 256 rows of C (64x128x64, two warpgroups of 64
+    # columns, 1): by the table, atomics at 99-100% sparsity, the panel at
+    # 50-90%, dense (2) at 0%. Cleared, the panel starts at zeros;
+    # accumulating, at C.
     for suffix, template in [("", MATMUL_CLEARED), ("_accumulate", MATMUL)]:
         out.append((f"small_select_512x128_1x64_panel{suffix}", template,
                     dict(m=512, n=128, k=256, t="f16", mt="1x64",
-                         table=SELECTION_TABLE), -1, False))
+                         table=SELECTION_TABLE,
+                         choices={0.0: 2, 0.5: 1, 0.9: 1, 0.99: 0, 1.0: 0}),
+                    -1, False))
     # The same with the panel's 64x64x64 tile forced: two warpgroups of 64
     # columns take the units in turn.
     for suffix, template in [("", MATMUL_CLEARED), ("_accumulate", MATMUL)]:

@@ -17,7 +17,8 @@
 // CHECK: default {
 // CHECK-NEXT: linalg.matmul
 func.func @matmul(%a: memref<128x256xf16>, %b: memref<256x256xf16>, %c: memref<128x256xf32>) {
-  // expected-remark @+1 {{pit-sparsify: variant (32x1 along loop 2, tile 32x64x32) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+2 {{pit-sparsify: variant (32x1 along loop 2, tile 32x64x32) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+1 {{pit-sparsify: chooses at run time among variant 0 (32x1 along loop 2, tile 32x128x64), variant 1 (32x1 along loop 2, tile 32x64x64) and dense (2)}}
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
       ins(%a, %b : memref<128x256xf16>, memref<256x256xf16>) outs(%c : memref<128x256xf32>)
   return

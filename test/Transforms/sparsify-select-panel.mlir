@@ -104,9 +104,10 @@
 func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<512x128xf32>)
-  // expected-remark @+3 {{pit-sparsify: variant 2 of the latency table left out: panel 96 is not whole micro-tiles of 1 that divide the extent 512 of loop 0}}
-  // expected-remark @+2 {{pit-sparsify: variant (1x64 along loop 0, tile 64x128x64, panel 512) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
-  // expected-remark @+1 {{pit-sparsify: variant (1x64 along loop 0, tile 64x64x64, panel 256) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+4 {{pit-sparsify: variant 2 of the latency table left out: panel 96 is not whole micro-tiles of 1 that divide the extent 512 of loop 0}}
+  // expected-remark @+3 {{pit-sparsify: variant (1x64 along loop 0, tile 64x128x64, panel 512) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+2 {{pit-sparsify: variant (1x64 along loop 0, tile 64x64x64, panel 256) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+1 {{pit-sparsify: chooses at run time among variant 0 (1x64 along loop 0, tile 32x64x64), variant 1 (1x64 along loop 0, tile 64x128x64, panel 256) and dense (2)}}
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
       ins(%a, %b : memref<512x256xf16>, memref<256x128xf16>) outs(%c : memref<512x128xf32>)
   return

@@ -44,10 +44,11 @@
 // FORCED: case 2 {
 // FORCED: pit.stile {{.*}} tile [32, 64, 64] micro_tile [32, 1]
 func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
-  // expected-remark @+4 {{pit-sparsify: variant 3 of the latency table left out: tile extent 16 of loop 0 is not its micro-tile extent 32}}
-  // expected-remark @+3 {{pit-sparsify: variant 4 of the latency table left out: tile extent 96 of loop 1 does not divide its extent 512}}
-  // expected-remark @+2 {{pit-sparsify: variant (32x1 along loop 2, tile 32x64x64) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
-  // expected-remark @+1 {{pit-sparsify: variant (32x1 along loop 2, default tile 32x64x32) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+5 {{pit-sparsify: variant 3 of the latency table left out: tile extent 16 of loop 0 is not its micro-tile extent 32}}
+  // expected-remark @+4 {{pit-sparsify: variant 4 of the latency table left out: tile extent 96 of loop 1 does not divide its extent 512}}
+  // expected-remark @+3 {{pit-sparsify: variant (32x1 along loop 2, tile 32x64x64) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+2 {{pit-sparsify: variant (32x1 along loop 2, default tile 32x64x32) left out: never more than 5% and 3 us cheaper than dense and the variants kept}}
+  // expected-remark @+1 {{pit-sparsify: chooses at run time among variant 0 (32x1 along loop 2, tile 32x128x64), variant 1 (32x1 along loop 2, tile 32x64x32) and dense (2)}}
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
       ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
   return

@@ -76,6 +76,7 @@
 func.func @matmul(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-remark @+1 {{pit-sparsify: chooses at run time among variant 0 (8x1 along loop 2, default tile 8x64x32), variant 1 (8x16 along loop 2, default tile 8x64x32), variant 2 (8x16 along loop 0, default tile 32x64x16) and dense (3)}}
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [8x1, 8x16]>}
       ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   return

@@ -4,10 +4,13 @@
 
 #include "KernelBuilder.h"
 
+#include "PIT-runtime/CudaRuntime.h"
 #include "PIT/Conversion/Selection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -90,11 +93,14 @@ void hoistPrivateMemset(RewriterBase &rewriter, gpu::MemsetOp memset,
 }
 
 /// A kernel of one block that writes `op`'s choice into `choice`
-/// (memref<1xi32>): its threads add up the counts of each distinct index,
-/// each its share, then by halves in shared memory (the same address added
-/// to by every thread, atomically, serialized them: 10 us a call); one
-/// thread evaluates the cost model.
-void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
+/// (memref<1xi32>), and into the int32 at device address `recorded` (an
+/// i64; none where it is null, or where the runtime had no record): its
+/// threads add up the counts of each distinct index, each its share, then by
+/// halves in shared memory (the same address added to by every thread,
+/// atomically, serialized them: 10 us a call); one thread evaluates the
+/// cost model.
+void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
+                       Value recorded) {
   KernelBuilder k{b, loc};
   llvm::SetVector<Value> distinct(op.getCounts().begin(),
                                   op.getCounts().end());
@@ -157,6 +163,30 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice) {
   Value narrow =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
   memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
+  if (!recorded)
+    return;
+  Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
+  k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, recorded,
+                                  none),
+            [&] {
+    Value pointer = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), recorded);
+    LLVM::StoreOp::create(b, loc, narrow, pointer);
+  });
+}
+
+/// The device address (i64) of slot `slot` of the runtime's record of
+/// choices, asked at the entry of `op`'s function, or null where the record
+/// has no such slot.
+Value buildChoiceRecordSlot(OpBuilder &b, SelectOp op, int64_t slot) {
+  if (slot >= PIT_CUDA_CHOICE_SLOTS)
+    return nullptr;
+  Location loc = op.getLoc();
+  Block *entry = &op->getParentOfType<func::FuncOp>().getBody().front();
+  Value record = buildRuntimeQueryAtEntry(b, loc, entry, "pitCudaChoiceRecord");
+  Value offset = arith::ConstantIntOp::create(
+      b, loc, slot * static_cast<int64_t>(sizeof(int32_t)), 64);
+  return arith::AddIOp::create(b, loc, record, offset);
 }
 
 /// Makes `launch` do its work only when `isChosen(choice[0])` holds: its
@@ -329,7 +359,7 @@ SmallVector<Operation *> sliceOf(Value condition, const ChoiceUsers &users) {
 } // namespace
 
 LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
-                                             SelectOp op) {
+                                             SelectOp op, int64_t slot) {
   FailureOr<ChoiceUsers> users = findChoiceUsers(op);
   if (failed(users))
     return failure();
@@ -347,7 +377,8 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
                      /*dynamicSizes=*/ValueRange{},
                      /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
                      .getMemref();
-  buildChoiceKernel(rewriter, loc, op, choice);
+  Value recorded = buildChoiceRecordSlot(rewriter, op, slot);
+  buildChoiceKernel(rewriter, loc, op, choice, recorded);
   Operation *last = op;
   for (Region *region : users->guarded)
     if (last->isBeforeInBlock(region->getParentOp()))

@@ -20,7 +20,9 @@ namespace mlir::pit {
 /// code of their regions already lowered to gpu ops):
 ///
 /// * a one-block kernel sums each distinct counts buffer and writes the
-///   chosen index (buildVariantChoice) into a device buffer;
+///   chosen index (buildVariantChoice) into a device buffer, and into slot
+///   `slot` of the runtime's record of choices (pitCudaChoiceRecord, asked
+///   at the function's entry) when there is such a slot;
 /// * each switch is replaced by all of its regions in order, each if by its
 ///   then-region, and each kernel of a region is guarded by a read of that
 ///   buffer: it does its work only when its region runs for that choice.
@@ -31,7 +33,8 @@ namespace mlir::pit {
 /// Fails, with a diagnostic and nothing changed, when a region holds host
 /// work other than launches, allocations, such memsets and pure ops (a host
 /// op cannot be told what the device chose).
-LogicalResult lowerSelectOnDevice(RewriterBase &rewriter, SelectOp op);
+LogicalResult lowerSelectOnDevice(RewriterBase &rewriter, SelectOp op,
+                                  int64_t slot);
 
 } // namespace mlir::pit
 

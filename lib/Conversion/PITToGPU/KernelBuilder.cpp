@@ -4,11 +4,36 @@
 
 #include "PIT/Conversion/TileTransfer.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::pit;
+
+void mlir::pit::declareRuntimeFunction(OpBuilder &b, Location loc,
+                                       Block *entry, StringRef name,
+                                       FunctionType type) {
+  auto module = entry->getParentOp()->getParentOfType<ModuleOp>();
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  func::FuncOp::create(b, loc, name, type).setPrivate();
+}
+
+Value mlir::pit::buildRuntimeQueryAtEntry(OpBuilder &b, Location loc,
+                                          Block *entry, StringRef name) {
+  Type i64 = b.getI64Type();
+  declareRuntimeFunction(b, loc, entry, name, b.getFunctionType({}, {i64}));
+  for (auto call : entry->getOps<func::CallOp>())
+    if (call.getCallee() == name)
+      return call.getResult(0);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  return func::CallOp::create(b, loc, name, TypeRange{i64}, ValueRange{})
+      .getResult(0);
+}
 
 Value KernelBuilder::index(int64_t value) {
   return constantIndex(b, loc, value);

@@ -24,6 +24,18 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t numBlocks,
 /// takes one, as LLVM stores it).
 int64_t memrefBytes(MemRefType type);
 
+/// Declares the runtime's function `name` of `type` in the module of the
+/// function whose entry block is `entry`, unless it is there.
+void declareRuntimeFunction(OpBuilder &b, Location loc, Block *entry,
+                            StringRef name, FunctionType type);
+
+/// The i64 that the runtime's `name` (no operands) returns: a call at the
+/// start of `entry`, made once per function. The host code asks the runtime
+/// before any device work, since a host call after it would wait for that
+/// work (gpu-async-region).
+Value buildRuntimeQueryAtEntry(OpBuilder &b, Location loc, Block *entry,
+                               StringRef name);
+
 /// Index arithmetic at one insertion point.
 struct KernelBuilder {
   OpBuilder &b;

@@ -59,36 +59,13 @@ bool isEntryArgument(Value value) {
          isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
 }
 
-/// Declares the runtime's function `name` of `type` in the module of the
-/// function whose entry block is `entry`, unless it is there.
-void declareRuntimeFunction(OpBuilder &b, Location loc, Block *entry,
-                            StringRef name, FunctionType type) {
-  auto module = entry->getParentOp()->getParentOfType<ModuleOp>();
-  if (module.lookupSymbol(name))
-    return;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  func::FuncOp::create(b, loc, name, type).setPrivate();
-}
-
 /// The device's multiprocessors (index): a call of the runtime's
 /// pitCudaMultiprocessorCount at the start of `entry`, made once.
 Value buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
                                       Block *entry) {
-  constexpr StringLiteral kName = "pitCudaMultiprocessorCount";
-  declareRuntimeFunction(b, loc, entry, kName,
-                         b.getFunctionType({}, {b.getI64Type()}));
+  Value count =
+      buildRuntimeQueryAtEntry(b, loc, entry, "pitCudaMultiprocessorCount");
   OpBuilder::InsertionGuard guard(b);
-  Value count;
-  for (auto call : entry->getOps<func::CallOp>())
-    if (call.getCallee() == kName)
-      count = call.getResult(0);
-  if (!count) {
-    b.setInsertionPointToStart(entry);
-    count = func::CallOp::create(b, loc, kName, TypeRange{b.getI64Type()},
-                                 ValueRange{})
-                .getResult(0);
-  }
   b.setInsertionPointAfterValue(count);
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
 }

@@ -686,8 +686,8 @@ struct ConvertPITToGPUPass
       // Last: the choice guards every kernel of the variants.
       SmallVector<SelectOp> selects;
       func.walk([&](SelectOp op) { selects.push_back(op); });
-      for (SelectOp op : selects)
-        failed |= mlir::failed(lowerSelectOnDevice(rewriter, op));
+      for (auto [slot, op] : llvm::enumerate(selects))
+        failed |= mlir::failed(lowerSelectOnDevice(rewriter, op, slot));
       coalesceDeviceAllocations(rewriter, func);
     });
     if (failed)

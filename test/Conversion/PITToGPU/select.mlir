@@ -19,7 +19,12 @@
 // views of one allocation, the buffers the call clears first at its start,
 // in the order of their memsets: the memsets that come before any kernel
 // (both indices' counts, the first sample's) are one memset of 768 bytes.
+// The choosing kernel also writes its choice into slot 0 of the runtime's
+// record of choices (pitCudaChoiceRecord, asked at the entry), which
+// pitCudaLastChoice reads back.
+// CHECK: func.func private @pitCudaChoiceRecord() -> i64
 // CHECK-LABEL: func @matmul
+// CHECK-NEXT: %[[RECORD:.+]] = call @pitCudaChoiceRecord() : () -> i64
 // CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<140800xi8>
 // CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%c0][] : memref<140800xi8> to memref<8xi32>
 // CHECK: %[[CLEARED:.+]] = memref.view %[[ARENA]][%c0_0][] : memref<140800xi8> to memref<192xi32>
@@ -36,6 +41,7 @@
 // CHECK: gpu.memset %[[COARSE_SAMPLE]]
 // CHECK-NOT: gpu.memcpy
 // CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140800xi8> to memref<1xi32>
+// CHECK: %[[SLOT:.+]] = arith.addi %[[RECORD]], %c0_i64 : i64
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}} workgroup(%[[SUMS:.+]] : memref<2x256xi64, #gpu.address_space<workgroup>>)
 // CHECK: memref.load %[[FINE_SAMPLE]]
 // CHECK: memref.store {{.*}}, %[[SUMS]]
@@ -44,7 +50,11 @@
 // CHECK-NOT: memref.atomic_rmw
 // CHECK-COUNT-8: gpu.barrier
 // CHECK-NOT: gpu.barrier
-// CHECK: memref.store {{.*}}, %[[CHOICE]]
+// CHECK: memref.store %[[CHOSEN:.+]], %[[CHOICE]]
+// CHECK: %[[RECORDED:.+]] = arith.cmpi ne, %[[SLOT]], %c0_i64
+// CHECK: scf.if %[[RECORDED]]
+// CHECK: %[[SLOT_POINTER:.+]] = llvm.inttoptr %[[SLOT]] : i64 to !llvm.ptr
+// CHECK: llvm.store %[[CHOSEN]], %[[SLOT_POINTER]] : i32, !llvm.ptr
 // CHECK-NOT: scf.index_switch
 // CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c9728][] : memref<140800xi8> to memref<8x256x32xf16>
 // CHECK-NOT: gpu.memset
