@@ -134,17 +134,6 @@ def chosen_variants(directory, name, kernel, inputs, b, c, runtime):
     return chosen
 
 
-def l2_copy_bandwidth():
-    """Copy bandwidth in bytes/ms, read + write counted, of a copy that L2
-    holds (8 MiB to 8 MiB, far under the H100's 50 MB): what the STiles'
-    gathered re-reads of B from L2 run against."""
-    src = torch.empty(8 << 20, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    dst.copy_(src)
-    ms = median_ms(lambda _: [dst.copy_(src) for _ in range(20)], [None], 20)
-    return 2 * src.numel() * 20 / ms
-
-
 def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
                  reps, bandwidth, cublas_cache, runtime):
     dtype = TORCH_DTYPE[dtype_name]
@@ -353,14 +342,10 @@ def main():
     torch.manual_seed(0)
     device = torch.cuda.get_device_name()
     bandwidth = copy_bandwidth()
-    l2_bandwidth = l2_copy_bandwidth()
     print(f"device: {device}, torch {torch.__version__}; "
-          f"device-to-device copy {bandwidth / 1e9:.2f} TB/s, within L2 "
-          f"{l2_bandwidth / 1e9:.2f} TB/s (read + write)")
+          f"device-to-device copy {bandwidth / 1e9:.2f} TB/s (read + write)")
     results = {"device": device, "torch": torch.__version__,
-               "copy_bandwidth_TBps": bandwidth / 1e9,
-               "l2_copy_bandwidth_TBps": l2_bandwidth / 1e9,
-               "matmul": [], "sddmm": []}
+               "copy_bandwidth_TBps": bandwidth / 1e9, "matmul": [], "sddmm": []}
     cublas_cache = {}
     failed = 0
     if options.tables:
