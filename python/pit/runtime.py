@@ -26,6 +26,7 @@ _DTYPES = {
     "i64": (6, "int64", "torch.int64"),
 }
 ARG_ALIGNMENT = 16  # PIT_ARG_ALIGNMENT
+CHOICE_SLOTS = 16  # PIT_CUDA_CHOICE_SLOTS (PIT-runtime/CudaRuntime.h)
 
 
 class PITTensor(ctypes.Structure):
@@ -205,6 +206,33 @@ class Library:
         self.target = manifest["target"]
         self.functions = {spec["name"]: Function(self._library, self.target, spec)
                           for spec in manifest["functions"]}
+
+    def last_choice(self, slot=0):
+        """The variant that the latest call to run a `slot`-th run-time
+        selection of a function (in the order the function runs them) chose
+        on the device, in the numbering of pit-sparsify's remark ("chooses
+        at run time among variant 0 (...) and dense (1)"), or -1 when none
+        has yet. It waits for the device's work first. GPU libraries only:
+        a CPU library chooses on the host and records nothing."""
+        if self.target == "cpu":
+            raise ArgumentError(f"{self.path}: a CPU library chooses on the "
+                                "host; only GPU libraries record their choices")
+        if not 0 <= slot < CHOICE_SLOTS:
+            raise ArgumentError(f"slot {slot} is not in [0, {CHOICE_SLOTS}): the "
+                                f"first {CHOICE_SLOTS} selections of a function "
+                                "record their choice")
+        # From libpit_cuda_runtime, which the library links.
+        read = self._library.pitCudaLastChoice
+        read.argtypes = [ctypes.c_int64]
+        read.restype = ctypes.c_int32
+        choice = read(slot)
+        if choice < 0:
+            take_error = self._library.pitCudaTakeError
+            take_error.restype = ctypes.c_char_p
+            error = take_error()
+            if error:
+                raise CallError(error.decode())
+        return choice
 
     def __getattr__(self, name):
         functions = self.__dict__.get("functions", {})

@@ -14,8 +14,13 @@ from conftest import build_matmul
 
 
 @pytest.fixture(scope="module")
-def matmul():
-    return pit.load(pit.compile(build_matmul(pit.Context()))).sparse_matmul
+def cpu_library():
+    return pit.load(pit.compile(build_matmul(pit.Context())))
+
+
+@pytest.fixture(scope="module")
+def matmul(cpu_library):
+    return cpu_library.sparse_matmul
 
 
 def arrays(dtype=np.float32):
@@ -63,10 +68,9 @@ def test_wrong_device_or_kind(matmul):
         matmul(a.tolist(), b, c)
 
 
-def test_unknown_function_and_foreign_library(tmp_path):
-    library = pit.load(pit.compile(build_matmul(pit.Context())))
+def test_unknown_function_and_foreign_library(tmp_path, cpu_library):
     with pytest.raises(AttributeError, match="has no function 'dense'; it has sparse_matmul"):
-        library.dense
+        cpu_library.dense
     plain = tmp_path / "libplain.so"
     (tmp_path / "plain.c").write_text("int answer(void) { return 42; }\n")
     subprocess.run([_config.C_COMPILER, "-shared", "-fPIC", "-o", str(plain),
@@ -106,6 +110,19 @@ __attribute__((visibility("default"))) void pitCudaSetStream(void *stream) {
 __attribute__((visibility("default"))) void pitCudaClearStream(void) {
   lent_stream = 0;
   ordered = 0;
+}
+/* As libpit_cuda_runtime: the record of choices (slot 0: variant 2; slot 1:
+   none yet, and a device failure pending). */
+const char *runtime_error = 0;
+__attribute__((visibility("default"))) int pitCudaLastChoice(long long slot) {
+  if (slot == 1)
+    runtime_error = "cuCtxSynchronize() failed: an illegal memory access";
+  return slot == 0 ? 2 : -1;
+}
+__attribute__((visibility("default"))) const char *pitCudaTakeError(void) {
+  const char *taken = runtime_error;
+  runtime_error = 0;
+  return taken;
 }
 """
 
@@ -160,3 +177,16 @@ def test_gpu_library_refusal_is_a_call_error(gpu_stub):
             library.scale(pit.DevicePointer(0x10000, (4, 16), "bf16"))
     finally:
         library.scale.args[0] = ("bf16", (8, 16))
+
+
+def test_last_choice(gpu_stub, cpu_library):
+    library, _ = gpu_stub
+    assert library.last_choice() == 2
+    with pytest.raises(pit.CallError, match="illegal memory access"):
+        library.last_choice(1)
+    with pytest.raises(pit.ArgumentError, match=r"slot 16 is not in \[0, 16\)"):
+        library.last_choice(16)
+    with pytest.raises(pit.ArgumentError, match="slot -1"):
+        library.last_choice(-1)
+    with pytest.raises(pit.ArgumentError, match="a CPU library chooses on the host"):
+        cpu_library.last_choice()
