@@ -7,7 +7,10 @@ sets the pace:
 
 Each argument is LIBRARY:MICRO-TILE:SPARSITY, for an f16 4096^3 matmul
 library of the benchmark. Medians of 50 calls; a call is host-bound where
-the two are close. The runtime is lent torch's stream, as the benchmark
+the two are close. Then the call as the benchmark times it, between two
+CUDA events, and what recording an event costs the host: where the host
+time of a call and its events exceeds the device's, the interval between
+the events is the host's. The runtime is lent torch's stream, as the benchmark
 lends it: the calls are then stream-ordered (without it every call waits
 for its kernels)."""
 
@@ -43,9 +46,25 @@ def measure(library, micro, sparsity):
         kernel(a, b, c)
     torch.cuda.synchronize()
     back_to_back = (time.perf_counter() - start) / CALLS * 1e6
+    # As the benchmark times a call: between two events, call after call.
+    records, events = [], []
+    for _ in range(CALLS):
+        begin, end = (torch.cuda.Event(enable_timing=True),
+                      torch.cuda.Event(enable_timing=True))
+        start = time.perf_counter()
+        begin.record()
+        records.append((time.perf_counter() - start) * 1e6)
+        kernel(a, b, c)
+        end.record()
+        events.append((begin, end))
+    torch.cuda.synchronize()
+    interval = statistics.median(begin.elapsed_time(end) * 1e3
+                                 for begin, end in events)
     print(f"{pathlib.Path(library).name} {'x'.join(map(str, micro))} {sparsity}: "
           f"host {statistics.median(issue):.1f} us a call, "
-          f"back to back {back_to_back:.1f} us a call", flush=True)
+          f"back to back {back_to_back:.1f} us a call, "
+          f"an event record {statistics.median(records):.1f} us on the host, "
+          f"between events {interval:.1f} us a call", flush=True)
 
 
 def main():

@@ -53,6 +53,14 @@ def selection_summary(results):
                     if number(r.get("paired_select")))
     if paired:
         summary += f" Timed in turn with the oracle's library: {spread(paired)}."
+    device = sorted(r["select_device_us"] / r["oracle_device_us"] for r in rows
+                    if number(r.get("select_device_us")))
+    if device:
+        extra = sorted(r["select_device_us"] - r["oracle_device_us"] for r in rows
+                       if number(r.get("select_device_us")))
+        summary += (f" Device time a call against the oracle's library: "
+                    f"{spread(device)}; selection adds {extra[0]:.1f} to "
+                    f"{extra[-1]:.1f} us.")
     return summary
 
 
@@ -64,11 +72,19 @@ def ratio(a, b):
     return f"{a / b:.2f}" if number(a) and number(b) else "n/a"
 
 
+def device_ratio(row):
+    """Selection's device time a call over the oracle's, with both (us)."""
+    if not number(row.get("select_device_us")):
+        return "n/a"
+    return (f"{row['select_device_us'] / row['oracle_device_us']:.2f} "
+            f"({row['select_device_us']:.0f} / {row['oracle_device_us']:.0f})")
+
+
 def table(results):
     lines = ["| dtype | micro-tile | sparsity | PIT | PIT's STile (best tile) | PIT dense | PIT / oracle "
-             "| PIT / oracle, in turn | chosen (forced / oracle) | cuBLAS | cuSPARSE | Triton | ideal "
+             "| PIT / oracle, in turn | PIT / oracle, device (us) | chosen (forced / oracle) | cuBLAS | cuSPARSE | Triton | ideal "
              "| cuBLAS / PIT | best peer / PIT | PIT / ideal | detection | to_sparse_bsr / detection |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["matmul"]:
         peers = [row[k] for k in ("cublas", "cusparse", "triton") if number(row[k])]
         # The first two pieces of device work: clear the counts (memset),
@@ -81,6 +97,7 @@ def table(results):
             f"| {ms(row.get('dense'))} "
             f"| {ratio(row['pit'], row.get('oracle'))} "
             f"| {ratio(row.get('paired_select'), row.get('paired_oracle'))} "
+            f"| {device_ratio(row)} "
             f"| {row.get('chosen', 'n/a')} "
             f"({ratio(row.get('chosen_forced'), row.get('oracle'))}) "
             f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "

@@ -194,6 +194,14 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
         row["paired_select"], row["paired_oracle"] = medians_ms(
             [lambda a: chosen(a, b, c), lambda a: best_forced(a, b, c)],
             inputs, reps)
+        # The same on the device alone: at 95-99% a call takes about as
+        # long on the host (launches, ctypes, events) as on the GPU, and the
+        # host's speed on the GPU machine swings by 2x from one minute to
+        # the next; the device time does not.
+        row["select_device_us"] = device_busy_us(
+            lambda a: chosen(a, b, c), inputs, reps)
+        row["oracle_device_us"] = device_busy_us(
+            lambda a: best_forced(a, b, c), inputs, reps)
     # Device work of that STile in launch order: clear the counts (memset),
     # detect, (gathered along m) a memset clearing C, the STile.
     best = kernels[row["stile_tile"]]
@@ -379,7 +387,8 @@ def main():
           f"{'dense':>8s} {'PIT/orcl':>8s} {'paired':>8s} {'cuBLAS':>8s} "
           f"{'cuSPARSE':>8s} {'Triton':>8s} {'ideal':>8s} {'cuBLAS/PIT':>10s} "
           f"{'PIT/ideal':>9s} {'toBSR':>8s} fixed = best tile, its kernels (ms); "
-          f"the variant chosen, its time forced / oracle",
+          f"the variant chosen, its time forced / oracle; device time a call, "
+          f"PIT / oracle",
           flush=True)
     for name, dtype, micro, _, block in cases.matmul_cases():
         if options.only not in name:
@@ -399,7 +408,8 @@ def main():
                   f"{ratio(row['pit'], row['ideal']):>9s} {fmt(row['to_sparse_bsr'])} "
                   f"{row['stile_tile']} {kernels_text(row)} "
                   f"chose {row.get('chosen', 'n/a')} "
-                  f"{ratio(row.get('chosen_forced'), row['oracle'])}",
+                  f"{ratio(row.get('chosen_forced'), row['oracle'])} device "
+                  f"{ratio(row.get('select_device_us'), row.get('oracle_device_us'))}",
                   flush=True)
     print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'dense*M':>8s} "
           f"{'sampled':>8s} {'dense*M/PIT':>11s} PIT kernels (ms)", flush=True)
