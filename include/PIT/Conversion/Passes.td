@@ -67,7 +67,9 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       blocks (128x256 with wgmma), other `linalg` ops grid-stride kernels (fills in a variant of
       run-time selection too, so that they can be guarded).
     * `pit.select` is evaluated on the device: a one-block kernel sums the
-      counts and writes the chosen index into a device buffer. Each
+      counts and writes the chosen index into a device buffer (and into the
+      runtime's record of choices, which `pitCudaLastChoice` reads back;
+      the function asks for it at its entry, `pitCudaChoiceRecord`). Each
       `scf.index_switch` on it is replaced by all of its regions in order,
       every kernel of a region guarded by a read of that buffer, so that
       only the chosen variant's kernels do work and the host never waits;
