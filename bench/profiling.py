@@ -25,6 +25,7 @@ def lend_torch_stream(directory):
         ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
     runtime.pitCudaLastChoice.restype = ctypes.c_int32
     runtime.pitCudaLastChoice.argtypes = [ctypes.c_int64]
+    runtime.pitCudaTakeError.restype = ctypes.c_char_p
     return runtime
 
 

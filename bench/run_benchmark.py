@@ -127,10 +127,17 @@ def chosen_variants(directory, name, kernel, inputs, b, c, runtime):
     """The variant the selecting library `kernel` chose for each of
     `inputs`, by name (NAME__select.json), from the runtime's record."""
     names = json.loads((directory / f"{name}__select.json").read_text())
+    if names == ["dense"]:
+        return names * len(inputs)  # the library stayed dense: no choice
     chosen = []
     for a in inputs:
+        runtime.pitCudaClearChoices()
         kernel(a, b, c)
-        chosen.append(names[runtime.pitCudaLastChoice(0)])
+        choice = runtime.pitCudaLastChoice(0)
+        if choice < 0:
+            raise RuntimeError(f"{name}: no choice recorded: "
+                               f"{runtime.pitCudaTakeError()}")
+        chosen.append(names[choice])
     return chosen
 
 
@@ -186,8 +193,9 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
                                  b, c, runtime)
         row["chosen"] = max(set(chosen), key=chosen.count)
         row["chosen_all"] = chosen
+        # A variant the benchmark did not also force has no forced time.
         row["chosen_forced"] = (row["dense"] if row["chosen"] == "dense"
-                                else row["variants"][row["chosen"]])
+                                else row["variants"].get(row["chosen"]))
     # Selection against the oracle's library, timed in turn.
     if "select" in kernels:
         chosen, best_forced = kernels["select"], kernels[row["oracle_variant"]]

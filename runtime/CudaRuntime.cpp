@@ -361,8 +361,10 @@ CUdeviceptr choiceRecord() {
   CUdeviceptr fresh = 0;
   if (!PIT_CHECK(cuMemAlloc(&fresh, PIT_CUDA_CHOICE_SLOTS * sizeof(int32_t))))
     return 0;
-  // Synchronous: the slots are -1 before any kernel can write them.
-  if (!PIT_CHECK(cuMemsetD32(fresh, ~0u, PIT_CUDA_CHOICE_SLOTS))) {
+  // The memset is queued on the legacy stream: it is waited for, so that a
+  // kernel on a lent non-blocking stream cannot write a slot before it.
+  if (!PIT_CHECK(cuMemsetD32(fresh, ~0u, PIT_CUDA_CHOICE_SLOTS)) ||
+      !PIT_CHECK(cuCtxSynchronize())) {
     checkRelease(cuMemFree(fresh), "cuMemFree(fresh)");
     return 0;
   }
@@ -374,6 +376,13 @@ CUdeviceptr choiceRecord() {
 
 PIT_EXPORT uint64_t pitCudaChoiceRecord() {
   return ready() ? choiceRecord() : 0;
+}
+
+PIT_EXPORT void pitCudaClearChoices() {
+  CUdeviceptr record = pitCudaChoiceRecord();
+  if (record && PIT_CHECK(cuCtxSynchronize()) &&
+      PIT_CHECK(cuMemsetD32(record, ~0u, PIT_CUDA_CHOICE_SLOTS)))
+    PIT_CHECK(cuCtxSynchronize());
 }
 
 PIT_EXPORT int32_t pitCudaLastChoice(int64_t slot) {

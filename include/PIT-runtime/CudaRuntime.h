@@ -86,6 +86,10 @@ uint64_t pitCudaChoiceRecord(void);
 /// calls. Calls running on several streams at once race for the slot.
 int32_t pitCudaLastChoice(int64_t slot);
 
+/// Sets every slot of the record of choices back to -1, after the device's
+/// work so far: a test then sees whether its next call writes its slot.
+void pitCudaClearChoices(void);
+
 #ifdef __cplusplus
 }
 #endif

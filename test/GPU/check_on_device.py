@@ -46,11 +46,12 @@ def sample_counts(a, micro, axis, every):
 
 
 def run_case(name, template, params, pit_loop, directory, calls, sparsities,
-             ordered, last_choice):
+             ordered, last_choice, clear_choices):
     """Calls the case's library `calls` times at each sparsity; returns
     whether every result was within tolerance and, for a case with
     "choices", every call chose the expected variant (`last_choice()`: the
-    runtime's record of the call's choice)."""
+    runtime's record of the call's choice, cleared by `clear_choices()`
+    before the call)."""
     kernel = Kernel(directory / f"{name}.so")
     t = TORCH_DTYPE[params["t"]]
     micro = [int(e) for e in params.get("pattern", params["mt"]).split("x")]
@@ -92,6 +93,10 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
                 args = (a, b, mask, c)
             if not ordered:
                 torch.cuda.synchronize()
+            expected = params.get("choices", {}).get(sparsity)
+            if expected is not None:
+                # So that a call that records nothing reads -1.
+                clear_choices()
             start = time.perf_counter()
             kernel(*args)
             if not ordered:
@@ -101,7 +106,6 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
             error = relative_error(out.double() if template is kernels.COUNT
                                    else out, ref)
             worst = max(worst, error)
-            expected = params.get("choices", {}).get(sparsity)
             if expected is not None:
                 choice = last_choice()
                 chose = f", chose {choice}"
@@ -198,12 +202,13 @@ def main():
         launches = runtime.pitCudaDependentLaunchCount()
         ok = run_case(name, template, params, pit_loop, options.directory,
                       options.calls, options.sparsities, options.stream_ordered,
-                      lambda: runtime.pitCudaLastChoice(0))
+                      lambda: runtime.pitCudaLastChoice(0),
+                      runtime.pitCudaClearChoices)
         ok &= check_dependent_launches(
             name, params, runtime.pitCudaDependentLaunchCount() - launches)
         passed, failed = passed + ok, failed + (not ok)
-    ok = check_refusals(options.directory) and check_choice_slots(runtime)
-    passed, failed = passed + ok, failed + (not ok)
+    for ok in [check_refusals(options.directory), check_choice_slots(runtime)]:
+        passed, failed = passed + ok, failed + (not ok)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -176,17 +176,22 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
 }
 
 /// The device address (i64) of slot `slot` of the runtime's record of
-/// choices, asked at the entry of `op`'s function, or null where the record
-/// has no such slot.
+/// choices, asked at the entry of `op`'s function (0 where the runtime had
+/// none), or null where the record has no such slot.
 Value buildChoiceRecordSlot(OpBuilder &b, SelectOp op, int64_t slot) {
   if (slot >= PIT_CUDA_CHOICE_SLOTS)
     return nullptr;
   Location loc = op.getLoc();
   Block *entry = &op->getParentOfType<func::FuncOp>().getBody().front();
   Value record = buildRuntimeQueryAtEntry(b, loc, entry, "pitCudaChoiceRecord");
+  Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
   Value offset = arith::ConstantIntOp::create(
       b, loc, slot * static_cast<int64_t>(sizeof(int32_t)), 64);
-  return arith::AddIOp::create(b, loc, record, offset);
+  Value exists =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, record, none);
+  return arith::SelectOp::create(b, loc, exists,
+                                 arith::AddIOp::create(b, loc, record, offset),
+                                 none);
 }
 
 /// Makes `launch` do its work only when `isChosen(choice[0])` holds: its
