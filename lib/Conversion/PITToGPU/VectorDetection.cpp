@@ -41,6 +41,10 @@ constexpr int64_t kUnrolledRows = 32;
 /// columns' slots once for all of them: 16 scanned 1x64 at 4096^3 in 15-18
 /// us on an H100, 32 (fewer threads, more registers each) in 19-20 us.
 constexpr int64_t kRowsPerClaim = 16;
+/// The same for a sample (pit.count): it claims no slots, only adds to its
+/// counts, and it is small (1/8 of A for 1x64 at 4096^3: 128 blocks of 16
+/// rows, one a multiprocessor, took 4.9 us), so its rows go to more threads.
+constexpr int64_t kRowsPerSampleClaim = 4;
 
 /// Whether `value` (a vector of the source's elements) has non-zero lanes,
 /// lane by lane.
@@ -131,8 +135,9 @@ FailureOr<ScanLayout> planScan(const MicroTileScan &scan, int64_t blockSize,
   // micro-tile column): one claim a band would make thousands of atomic
   // adds to each counter, which serialize.
   layout.bandsPerThread = 1;
+  int64_t rowsPerClaim = scan.every > 1 ? kRowsPerSampleClaim : kRowsPerClaim;
   if (scan.axis == 0)
-    while (2 * layout.bandsPerThread * layout.microRows <= kRowsPerClaim &&
+    while (2 * layout.bandsPerThread * layout.microRows <= rowsPerClaim &&
            bands % (2 * layout.bandsPerThread) == 0)
       layout.bandsPerThread *= 2;
   // Writing the compacted copy, the rows of a band's vector column are

@@ -31,17 +31,18 @@ func.func @count_bands(%a: memref<256x256xf16>, %counts: memref<2xi32>) {
 // -----
 
 // Every 2nd micro-tile column of 1x64 (8 vectors each): the threads take
-// the 8 vectors of each sampled column (16 a row, 16 rows each: 256
-// threads), skipping the others.
+// the 8 vectors of each sampled column (16 a row, 4 rows each, where a
+// detection takes 16: 1024 threads), skipping the others.
 // CHECK-LABEL: func @count_columns
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
 // CHECK: %[[SCANNED:.+]] = arith.remui %{{.+}}, %c16 : index
 // CHECK: %[[PART:.+]] = arith.remui %[[SCANNED]], %c8 : index
 // CHECK: %[[SAMPLE:.+]] = arith.divui %[[SCANNED]], %c8 : index
 // CHECK: %[[FIRST:.+]] = arith.muli %[[SAMPLE]], %c16 : index
 // CHECK: %[[VECTOR:.+]] = arith.addi %[[FIRST]], %[[PART]] : index
 // CHECK: arith.muli %[[VECTOR]], %c8 : index
-// CHECK-COUNT-16: vector.load
+// CHECK-COUNT-4: vector.load
+// CHECK-NOT: vector.load
 // CHECK: memref.atomic_rmw addi
 // CHECK-NOT: memref.store
 // CHECK: return
