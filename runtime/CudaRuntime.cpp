@@ -350,6 +350,15 @@ PIT_EXPORT int64_t pitCudaMultiprocessorCount() {
 
 namespace {
 
+/// Sets every slot of `record` to -1 once the device's work so far is done,
+/// and waits for it: the memset is queued on the legacy stream, and a
+/// kernel on a lent non-blocking stream must not write a slot before it.
+bool clearChoiceRecord(CUdeviceptr record) {
+  return PIT_CHECK(cuCtxSynchronize()) &&
+         PIT_CHECK(cuMemsetD32(record, ~0u, PIT_CUDA_CHOICE_SLOTS)) &&
+         PIT_CHECK(cuCtxSynchronize());
+}
+
 /// The record of choices, allocated and set to -1 once per process. Never
 /// freed: kernels of any library may write it until the process ends.
 CUdeviceptr choiceRecord() {
@@ -361,10 +370,7 @@ CUdeviceptr choiceRecord() {
   CUdeviceptr fresh = 0;
   if (!PIT_CHECK(cuMemAlloc(&fresh, PIT_CUDA_CHOICE_SLOTS * sizeof(int32_t))))
     return 0;
-  // The memset is queued on the legacy stream: it is waited for, so that a
-  // kernel on a lent non-blocking stream cannot write a slot before it.
-  if (!PIT_CHECK(cuMemsetD32(fresh, ~0u, PIT_CUDA_CHOICE_SLOTS)) ||
-      !PIT_CHECK(cuCtxSynchronize())) {
+  if (!clearChoiceRecord(fresh)) {
     checkRelease(cuMemFree(fresh), "cuMemFree(fresh)");
     return 0;
   }
@@ -379,10 +385,8 @@ PIT_EXPORT uint64_t pitCudaChoiceRecord() {
 }
 
 PIT_EXPORT void pitCudaClearChoices() {
-  CUdeviceptr record = pitCudaChoiceRecord();
-  if (record && PIT_CHECK(cuCtxSynchronize()) &&
-      PIT_CHECK(cuMemsetD32(record, ~0u, PIT_CUDA_CHOICE_SLOTS)))
-    PIT_CHECK(cuCtxSynchronize());
+  if (CUdeviceptr record = pitCudaChoiceRecord())
+    clearChoiceRecord(record);
 }
 
 PIT_EXPORT int32_t pitCudaLastChoice(int64_t slot) {

@@ -93,14 +93,14 @@ void hoistPrivateMemset(RewriterBase &rewriter, gpu::MemsetOp memset,
 }
 
 /// A kernel of one block that writes `op`'s choice into `choice`
-/// (memref<1xi32>), and into the int32 at device address `recorded` (an
-/// i64; none where it is null, or where the runtime had no record): its
-/// threads add up the counts of each distinct index, each its share, then by
-/// halves in shared memory (the same address added to by every thread,
-/// atomically, serialized them: 10 us a call); one thread evaluates the
-/// cost model.
+/// (memref<1xi32>), and into slot `slot` of the runtime's record of choices
+/// at device address `record` (an i64; none where it is null, or 0: the
+/// runtime had no record): its threads add up the counts of each distinct
+/// index, each its share, then by halves in shared memory (the same address
+/// added to by every thread, atomically, serialized them: 10 us a call);
+/// one thread evaluates the cost model.
 void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
-                       Value recorded) {
+                       Value record, int64_t slot) {
   KernelBuilder k{b, loc};
   llvm::SetVector<Value> distinct(op.getCounts().begin(),
                                   op.getCounts().end());
@@ -163,35 +163,29 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
   Value narrow =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
   memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
-  if (!recorded)
+  if (!record)
     return;
   Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
-  k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, recorded,
+  k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, record,
                                   none),
             [&] {
+    Value offset = arith::ConstantIntOp::create(
+        b, loc, slot * static_cast<int64_t>(sizeof(int32_t)), 64);
     Value pointer = LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), recorded);
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+        arith::AddIOp::create(b, loc, record, offset).getResult());
     LLVM::StoreOp::create(b, loc, narrow, pointer);
   });
 }
 
-/// The device address (i64) of slot `slot` of the runtime's record of
-/// choices, asked at the entry of `op`'s function (0 where the runtime had
-/// none), or null where the record has no such slot.
-Value buildChoiceRecordSlot(OpBuilder &b, SelectOp op, int64_t slot) {
+/// The device address (i64) of the runtime's record of choices, asked at
+/// the entry of `op`'s function, or null where the record has no slot
+/// `slot`.
+Value buildChoiceRecord(OpBuilder &b, SelectOp op, int64_t slot) {
   if (slot >= PIT_CUDA_CHOICE_SLOTS)
     return nullptr;
-  Location loc = op.getLoc();
   Block *entry = &op->getParentOfType<func::FuncOp>().getBody().front();
-  Value record = buildRuntimeQueryAtEntry(b, loc, entry, "pitCudaChoiceRecord");
-  Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
-  Value offset = arith::ConstantIntOp::create(
-      b, loc, slot * static_cast<int64_t>(sizeof(int32_t)), 64);
-  Value exists =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, record, none);
-  return arith::SelectOp::create(b, loc, exists,
-                                 arith::AddIOp::create(b, loc, record, offset),
-                                 none);
+  return buildRuntimeQueryAtEntry(b, op.getLoc(), entry, "pitCudaChoiceRecord");
 }
 
 /// Makes `launch` do its work only when `isChosen(choice[0])` holds: its
@@ -382,8 +376,8 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
                      /*dynamicSizes=*/ValueRange{},
                      /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
                      .getMemref();
-  Value recorded = buildChoiceRecordSlot(rewriter, op, slot);
-  buildChoiceKernel(rewriter, loc, op, choice, recorded);
+  Value record = buildChoiceRecord(rewriter, op, slot);
+  buildChoiceKernel(rewriter, loc, op, choice, record, slot);
   Operation *last = op;
   for (Region *region : users->guarded)
     if (last->isBeforeInBlock(region->getParentOp()))

@@ -41,9 +41,6 @@
 // CHECK: gpu.memset %[[COARSE_SAMPLE]]
 // CHECK-NOT: gpu.memcpy
 // CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140800xi8> to memref<1xi32>
-// CHECK: %[[RECORDED:.+]] = arith.cmpi ne, %[[RECORD]], %[[NONE:.+]] : i64
-// CHECK: %[[SLOT_ADDRESS:.+]] = arith.addi %[[RECORD]], %{{.+}} : i64
-// CHECK: %[[SLOT:.+]] = arith.select %[[RECORDED]], %[[SLOT_ADDRESS]], %[[NONE]] : i64
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}} workgroup(%[[SUMS:.+]] : memref<2x256xi64, #gpu.address_space<workgroup>>)
 // CHECK: memref.load %[[FINE_SAMPLE]]
 // CHECK: memref.store {{.*}}, %[[SUMS]]
@@ -53,8 +50,9 @@
 // CHECK-COUNT-8: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: memref.store %[[CHOSEN:.+]], %[[CHOICE]]
-// CHECK: %[[WRITES:.+]] = arith.cmpi ne, %[[SLOT]], %{{.+}} : i64
+// CHECK: %[[WRITES:.+]] = arith.cmpi ne, %[[RECORD]], %{{.+}} : i64
 // CHECK: scf.if %[[WRITES]]
+// CHECK: %[[SLOT:.+]] = arith.addi %[[RECORD]], %c0_i64{{.*}} : i64
 // CHECK: %[[SLOT_POINTER:.+]] = llvm.inttoptr %[[SLOT]] : i64 to !llvm.ptr
 // CHECK: llvm.store %[[CHOSEN]], %[[SLOT_POINTER]] : i32, !llvm.ptr
 // CHECK-NOT: scf.index_switch
