@@ -4,11 +4,10 @@ name, so a call's pieces are told apart by their position. (Import cases
 first: it puts the GPU check's helpers on the path.)"""
 
 import ctypes
-import pathlib
 
 import torch
 
-from compiled_library import sparsify
+from compiled_library import load_runtime, sparsify
 
 
 def lend_torch_stream(directory):
@@ -19,13 +18,9 @@ def lend_torch_stream(directory):
     library the process loads afterwards shares that runtime and its
     stream: profile libraries of one directory in one process. Returns the
     runtime (its pitCudaLastChoice reads what a selecting call chose)."""
-    runtime = ctypes.CDLL(str(pathlib.Path(directory) / "libpit_cuda_runtime.so"),
-                          mode=ctypes.RTLD_GLOBAL)
+    runtime = load_runtime(directory)
     runtime.pitCudaSetStream(
         ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
-    runtime.pitCudaLastChoice.restype = ctypes.c_int32
-    runtime.pitCudaLastChoice.argtypes = [ctypes.c_int64]
-    runtime.pitCudaTakeError.restype = ctypes.c_char_p
     return runtime
 
 
@@ -70,14 +65,21 @@ def busy_us(events, since=float("-inf")):
     return busy
 
 
+def previous_call_ends(per_call):
+    """For each call of device_work_per_call, when the device work of the
+    calls before it ended (-inf for the first): a call's first kernel,
+    launched as a dependent of the last one before it, starts (and waits)
+    while that one finishes, so its time counts from there."""
+    ends, end = [], float("-inf")
+    for events in per_call:
+        ends.append(end)
+        end = max(end, max(event.time_range.end for event in events))
+    return ends
+
+
 def calls_busy_us(per_call):
     """busy_us of each call of device_work_per_call, counted from the end of
-    the call before it: a call's first kernel, launched as a dependent of
-    the last one before it, starts (and waits) while that one finishes: a
-    call whose first kernel is the dense fallback's would otherwise count
-    the tail of the call before."""
-    busy, end = [], float("-inf")
-    for events in per_call:
-        busy.append(busy_us(events, since=end))
-        end = max(end, max(event.time_range.end for event in events))
-    return busy
+    the call before it (a call whose first kernel is the dense fallback's
+    would otherwise count the tail of the call before)."""
+    return [busy_us(events, since)
+            for events, since in zip(per_call, previous_call_ends(per_call))]

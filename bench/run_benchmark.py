@@ -33,7 +33,8 @@ import torch
 
 import cases
 from compiled_library import TOLERANCE, Kernel as PITKernel, relative_error, sparsify
-from profiling import busy_us, calls_busy_us, device_work_per_call, lend_torch_stream
+from profiling import (busy_us, calls_busy_us, device_work_per_call,
+                       lend_torch_stream, previous_call_ends)
 
 PATTERNS = 6
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -101,8 +102,7 @@ def kernel_times(fn, x, calls=5):
     dependent launch does not count the time it waited for the piece before
     it, in this call or the one before."""
     per_call = device_work_per_call(lambda: fn(x), calls)
-    ends = [float("-inf")] + [max(event.time_range.end for event in events)
-                              for events in per_call[:-1]]
+    ends = previous_call_ends(per_call)
 
     def own_us(events, since, i):
         return busy_us(events[:i + 1], since) - busy_us(events[:i], since)

@@ -25,7 +25,8 @@ import torch
 
 import kernels
 from compile_kernels import CHIP
-from compiled_library import TOLERANCE, Kernel, relative_error, sparsify
+from compiled_library import (TOLERANCE, Kernel, load_runtime, relative_error,
+                              sparsify)
 
 TORCH_DTYPE = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 SPARSITIES = [0.0, 0.5, 0.9, 0.99, 1.0]
@@ -147,7 +148,6 @@ def check_refusals(directory):
 def check_choice_slots(runtime):
     """A slot of the record of choices out of range is refused with a
     message, not read."""
-    runtime.pitCudaTakeError.restype = ctypes.c_char_p
     ok = True
     for slot in [-1, 16]:
         choice = runtime.pitCudaLastChoice(slot)
@@ -182,11 +182,7 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     passed = failed = 0
     # The libraries share this copy of the runtime.
-    runtime = ctypes.CDLL(str(options.directory / "libpit_cuda_runtime.so"),
-                          mode=ctypes.RTLD_GLOBAL)
-    runtime.pitCudaDependentLaunchCount.restype = ctypes.c_uint64
-    runtime.pitCudaLastChoice.restype = ctypes.c_int32
-    runtime.pitCudaLastChoice.argtypes = [ctypes.c_int64]
+    runtime = load_runtime(options.directory)
     if options.stream_ordered:
         torch.cuda.set_stream(torch.cuda.Stream())
         runtime.pitCudaSetStream(

@@ -5,6 +5,7 @@ and how its result is compared with the reference. Shared by the GPU check
 and the benchmark."""
 
 import ctypes
+import pathlib
 
 import torch
 
@@ -16,6 +17,19 @@ class PITTensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32),
                 ("rank", ctypes.c_int32),
                 ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+def load_runtime(directory):
+    """The libpit_cuda_runtime.so next to the libraries of `directory`,
+    loaded for the whole process (the libraries loaded after it share it),
+    with the types of the functions the checks call."""
+    runtime = ctypes.CDLL(str(pathlib.Path(directory) / "libpit_cuda_runtime.so"),
+                          mode=ctypes.RTLD_GLOBAL)
+    runtime.pitCudaDependentLaunchCount.restype = ctypes.c_uint64
+    runtime.pitCudaLastChoice.restype = ctypes.c_int32
+    runtime.pitCudaLastChoice.argtypes = [ctypes.c_int64]
+    runtime.pitCudaTakeError.restype = ctypes.c_char_p
+    return runtime
 
 
 class Kernel:
