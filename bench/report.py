@@ -61,6 +61,15 @@ def selection_summary(results):
         summary += (f" Device time a call against the oracle's library: "
                     f"{spread(device)}; selection adds {extra[0]:.1f} to "
                     f"{extra[-1]:.1f} us.")
+    graphs = sorted(r["select_launches"] / r["select_graphs"] for r in rows
+                    if number(r.get("select_graphs")))
+    if graphs:
+        saved = sorted((r["select_launches"] - r["select_graphs"]) * 1e3
+                       for r in rows if number(r.get("select_graphs")))
+        summary += (f" Launch by launch / with call graphs, in turn: "
+                    f"{graphs[0]:.2f}-{graphs[-1]:.2f} (median "
+                    f"{graphs[len(graphs) // 2]:.2f}); graphs save "
+                    f"{saved[0]:.0f} to {saved[-1]:.0f} us a call.")
     return summary
 
 
@@ -82,9 +91,10 @@ def device_ratio(row):
 
 def table(results):
     lines = ["| dtype | micro-tile | sparsity | PIT | PIT's STile (best tile) | PIT dense | PIT / oracle "
-             "| PIT / oracle, in turn | PIT / oracle, device (us) | chosen (forced / oracle) | cuBLAS | cuSPARSE | Triton | ideal "
+             "| PIT / oracle, in turn | PIT / oracle, device (us) | chosen (forced / oracle) "
+             "| launch by launch / graph | cuBLAS | cuSPARSE | Triton | ideal "
              "| cuBLAS / PIT | best peer / PIT | PIT / ideal | detection | to_sparse_bsr / detection |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["matmul"]:
         peers = [row[k] for k in ("cublas", "cusparse", "triton") if number(row[k])]
         # The first two pieces of device work: clear the counts (memset),
@@ -100,6 +110,7 @@ def table(results):
             f"| {device_ratio(row)} "
             f"| {row.get('chosen', 'n/a')} "
             f"({ratio(row.get('chosen_forced'), row.get('oracle'))}) "
+            f"| {ratio(row.get('select_launches'), row.get('select_graphs'))} "
             f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "
             f"| {ms(row['ideal'])} | {ratio(row['cublas'], row['pit'])} "
             f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "

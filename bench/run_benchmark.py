@@ -48,7 +48,9 @@ def medians_ms(fns, inputs, reps):
     by 10-40% between runs at 95-99% sparsity, where a call is short and
     partly host-bound, and the oracle, the least of several such medians,
     came out low.)"""
-    for i in range(3):
+    # Each input twice: PIT's second call with the same tensors captures
+    # the graph that the later ones launch (pitCudaRunCall).
+    for i in range(2 * len(inputs)):
         for fn in fns:
             fn(inputs[i % len(inputs)])
     torch.cuda.synchronize()
@@ -206,6 +208,16 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
         # long on the host (launches, ctypes, events) as on the GPU, and the
         # host's speed on the GPU machine swings by 2x from one minute to
         # the next; the device time does not.
+        # What call graphs save: the same library with them and launch by
+        # launch, in turn (each call sets the switch, so both pay for it).
+        def with_call_graphs(enabled):
+            def call(a):
+                runtime.pitCudaSetCallGraphs(enabled)
+                chosen(a, b, c)
+                runtime.pitCudaSetCallGraphs(1)
+            return call
+        row["select_graphs"], row["select_launches"] = medians_ms(
+            [with_call_graphs(1), with_call_graphs(0)], inputs, reps)
         row["select_device_us"] = device_busy_us(
             lambda a: chosen(a, b, c), inputs, reps)
         row["oracle_device_us"] = device_busy_us(

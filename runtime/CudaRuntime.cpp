@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PIT-runtime/CudaRuntime.h"
+#include "Support.h"
 
 #include <cuda.h>
 
@@ -28,9 +29,19 @@ namespace {
 thread_local std::string pendingError;
 thread_local std::string takenError;
 
+struct Device {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  char name[256] = {0};
+  bool ready = false;
+};
+
+} // namespace
+
+namespace pit::runtime {
+
 bool hasError() { return !pendingError.empty(); }
 
-/// Records the first failure of the thread; later ones follow from it.
 void recordError(const std::string &message) {
   if (hasError())
     return;
@@ -38,7 +49,6 @@ void recordError(const std::string &message) {
   std::fprintf(stderr, "pit-cuda-runtime: %s\n", message.c_str());
 }
 
-/// Checks a driver call; `call` is its text, for the message.
 bool check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return true;
@@ -50,22 +60,16 @@ bool check(CUresult result, const char *call) {
   return false;
 }
 
-#define PIT_CHECK(call) check((call), #call)
-
-/// Checks a release (unload, destroy, free). At process exit the driver may
-/// already be shut down and have released everything itself: that is not an
-/// error worth reporting.
 void checkRelease(CUresult result, const char *call) {
   if (result != CUDA_ERROR_DEINITIALIZED)
     check(result, call);
 }
 
-struct Device {
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  char name[256] = {0};
-  bool ready = false;
-};
+} // namespace pit::runtime
+
+using namespace pit::runtime;
+
+namespace {
 
 /// The primary context of the device, retained once per process and made
 /// current on every thread that calls in.
@@ -93,10 +97,9 @@ Device *getDevice() {
   return current ? &device : nullptr;
 }
 
-/// True when the call may go ahead: no pending error and a device.
-bool ready() { return !hasError() && getDevice(); }
-
 } // namespace
+
+bool pit::runtime::ready() { return !hasError() && getDevice(); }
 
 PIT_EXPORT const char *pitCudaTakeError() {
   if (!hasError())
@@ -131,6 +134,8 @@ struct DependentLaunches {
   std::unordered_set<CUmodule> modules;
   std::atomic<uint64_t> launches{0};
 };
+
+thread_local uint64_t launchesOfThread = 0;
 
 /// Never destroyed: at process exit a kernel library's destructor may unload
 /// its modules after this library's globals are gone.
@@ -173,6 +178,12 @@ void noteDependentLaunch(CUmodule module, const void *image, size_t size) {
 
 } // namespace
 
+std::atomic<uint64_t> &pit::runtime::processDependentLaunches() {
+  return dependentLaunches().launches;
+}
+
+uint64_t &pit::runtime::threadDependentLaunches() { return launchesOfThread; }
+
 PIT_EXPORT CUmodule mgpuModuleLoad(void *data, size_t size) {
   CUmodule module = nullptr;
   if (ready() && PIT_CHECK(cuModuleLoadData(&module, data)))
@@ -210,6 +221,7 @@ PIT_EXPORT void mgpuModuleUnload(CUmodule module) {
     std::lock_guard<std::mutex> lock(state.mutex);
     state.modules.erase(module);
   }
+  forgetCallGraphs();
   checkRelease(cuModuleUnload(module), "cuModuleUnload(module)");
 }
 
@@ -302,8 +314,10 @@ static void launch(CUfunction function, const intptr_t cluster[3],
   config.attrs = attributes;
   config.numAttrs = numAttributes;
   if (PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)) &&
-      *dependent)
+      *dependent) {
     ++dependentLaunches().launches;
+    ++launchesOfThread;
+  }
 }
 
 PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
@@ -413,11 +427,30 @@ PIT_EXPORT uint64_t pitCudaDependentLaunchCount() {
 // Streams and events
 //===----------------------------------------------------------------------===//
 
+namespace {
+
 /// The stream the caller lent (pitCudaSetStream), or null; and whether one
 /// is lent at all (null lends the legacy stream): then calls are
 /// stream-ordered, and the waits the lowering puts at their end do nothing.
 thread_local CUstream lentStream = nullptr;
 thread_local bool streamOrdered = false;
+
+/// The stream a call being captured runs on (CallGraphs.cpp), or null.
+thread_local CUstream capturingStream = nullptr;
+
+} // namespace
+
+bool pit::runtime::callsAreStreamOrdered() { return streamOrdered; }
+
+CUstream pit::runtime::callStream() {
+  if (capturingStream)
+    return capturingStream;
+  return lentStream ? lentStream : CU_STREAM_LEGACY;
+}
+
+bool pit::runtime::capturingCalls() { return capturingStream != nullptr; }
+
+void pit::runtime::redirectCalls(CUstream stream) { capturingStream = stream; }
 
 PIT_EXPORT void pitCudaSetStream(void *stream) {
   lentStream = static_cast<CUstream>(stream);
@@ -436,13 +469,14 @@ PIT_EXPORT void pitCudaClearStream() {
 PIT_EXPORT CUstream mgpuStreamCreate() {
   if (!ready())
     return nullptr;
-  return lentStream ? lentStream : CU_STREAM_LEGACY;
+  return callStream();
 }
 
 PIT_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  // The lent stream is the caller's and the legacy one the driver's; a
-  // stream from elsewhere is released.
-  if (stream && stream != lentStream && stream != CU_STREAM_LEGACY)
+  // The lent stream is the caller's, the legacy one the driver's and the
+  // capturing one the runtime's; a stream from elsewhere is released.
+  if (stream && stream != lentStream && stream != CU_STREAM_LEGACY &&
+      stream != capturingStream)
     checkRelease(cuStreamDestroy(stream), "cuStreamDestroy(stream)");
 }
 
@@ -651,7 +685,8 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
   if (found != maps.slots.end()) {
     TensorMapSlot &slot = found->second;
     // Copied on another stream and maybe not yet done: this one's work
-    // waits for that copy.
+    // waits for that copy (a call being captured, on the host: its graph
+    // must not depend on work outside it).
     if (!slot.settled && slot.copiedOn != stream) {
       CUresult done = cuEventQuery(slot.copied);
       if (done == CUDA_SUCCESS) {
@@ -659,6 +694,10 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
       } else if (done != CUDA_ERROR_NOT_READY) {
         check(done, "cuEventQuery(slot.copied)");
         return 0;
+      } else if (capturingCalls()) {
+        if (!PIT_CHECK(cuEventSynchronize(slot.copied)))
+          return 0;
+        slot.settled = true;
       } else if (!PIT_CHECK(cuStreamWaitEvent(stream, slot.copied, 0))) {
         return 0;
       }
@@ -685,12 +724,22 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
           reinterpret_cast<void *>(base), dims, strides, box, elementStrides,
           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
           CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) ||
-      !PIT_CHECK(cuEventCreate(&slot.copied, CU_EVENT_DISABLE_TIMING)) ||
-      !PIT_CHECK(cuMemcpyHtoDAsync(slot.address, &maps.staging[index],
-                                   sizeof(CUtensorMap), stream)) ||
-      !PIT_CHECK(cuEventRecord(slot.copied, stream)))
+          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)))
     return 0;
+  // A call being captured (CallGraphs.cpp) copies the map at once: its
+  // stream runs nothing until the graph is launched, and an event recorded
+  // there could not be waited for by other streams.
+  if (capturingCalls()) {
+    if (!PIT_CHECK(cuMemcpyHtoD(slot.address, &maps.staging[index],
+                                sizeof(CUtensorMap))))
+      return 0;
+    slot.settled = true;
+  } else if (!PIT_CHECK(cuEventCreate(&slot.copied, CU_EVENT_DISABLE_TIMING)) ||
+             !PIT_CHECK(cuMemcpyHtoDAsync(slot.address, &maps.staging[index],
+                                          sizeof(CUtensorMap), stream)) ||
+             !PIT_CHECK(cuEventRecord(slot.copied, stream))) {
+    return 0;
+  }
   maps.slots[key] = slot;
   ++maps.used;
   return slot.address;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #define PIT_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -67,6 +68,18 @@ PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
   }
   lastError.clear();
   return 0;
+}
+
+PIT_EXPORT void pitRunCall(void (*body)(const void *args),
+                           const PITTensor *args, int64_t numArgs) {
+  // The shapes and element types are the signature's (checked): the
+  // addresses are all that tells two calls' host code apart.
+  std::vector<uint64_t> key;
+  key.reserve(numArgs + 1);
+  key.push_back(reinterpret_cast<uintptr_t>(body));
+  for (int64_t i = 0; i < numArgs; ++i)
+    key.push_back(reinterpret_cast<uintptr_t>(args[i].data));
+  pitCudaRunCall(key.data(), static_cast<int64_t>(key.size()), body, args);
 }
 
 PIT_EXPORT int pitFinishCall(const char *function) {

@@ -90,6 +90,33 @@ int32_t pitCudaLastChoice(int64_t slot);
 /// work so far: a test then sees whether its next call writes its slot.
 void pitCudaClearChoices(void);
 
+/// The host code of one call of a compiled function (the checked entry
+/// point's, PIT-runtime/Entry.h), run on `closure`, its arguments.
+typedef void (*PITCudaCallBody)(const void *closure);
+
+/// Runs `body(closure)`, one call whose host code depends only on the
+/// `keyLength` words of `key` (the entry point gives its body and its
+/// tensors' addresses). Where the calling thread lent a stream, the call
+/// runs as a CUDA graph after it was seen once: the second call with the
+/// same key on the same stream is captured (its launches, memsets and
+/// allocations become the graph's nodes), and the calls after it launch
+/// that graph, one driver call instead of one for each launch. The first
+/// call runs launch by launch, so that what a process sets up once (the
+/// record of choices, tensor maps) is never set up in a graph. A call that
+/// cannot be captured keeps running launch by launch, and so do calls
+/// without a lent stream (they wait for their work, which a graph would not
+/// shorten). At most 64 graphs are kept, the least recently used dropped.
+void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
+                    PITCudaCallBody body, const void *closure);
+
+/// Turns call graphs on (the default, unless the environment sets
+/// PIT_CUDA_CALL_GRAPHS=0) or off for the process. Off, calls run launch by
+/// launch; the graphs kept stay for when they are on again.
+void pitCudaSetCallGraphs(int enabled);
+
+/// How many calls this process ran by launching a graph.
+uint64_t pitCudaCallGraphLaunchCount(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -54,6 +54,13 @@ typedef struct {
 int pitCheckArgs(const char *function, const PITArgSpec *specs,
                  int64_t numSpecs, const PITTensor *args, int64_t numArgs);
 
+/// Runs the host code of a call, `body(args)` (args: the checked tensors),
+/// through pitCudaRunCall, keyed by `body` and the tensors' addresses: calls
+/// with the same ones on a lent stream launch a graph of the first's work
+/// (PIT-runtime/CudaRuntime.h).
+void pitRunCall(void (*body)(const void *args), const PITTensor *args,
+                int64_t numArgs);
+
 /// After the call: returns 1, with the runtime's error, if the GPU work
 /// failed, else 0.
 int pitFinishCall(const char *function);

@@ -86,10 +86,13 @@ void emitEntry(func::FuncOp func, raw_ostream &os) {
     os << "    {0, 0, 0, 0},\n";
   os << "};\n\n";
 
-  os << "PIT_ENTRY_EXPORT int pit_" << name
-     << "(const PITTensor *args, int64_t numArgs) {\n";
-  os << "  if (pitCheckArgs(\"" << name << "\", " << name << "_args, "
-     << types.size() << ", args, numArgs))\n    return 1;\n";
+  // The call's host code, on the checked tensors: pitRunCall runs it, or
+  // launches the graph of an earlier call with the same tensors.
+  os << "static void " << name << "_call(const void *closure) {\n";
+  if (types.empty())
+    os << "  (void)closure;\n";
+  else
+    os << "  const PITTensor *args = (const PITTensor *)closure;\n";
   os << "  " << name << "(";
   first = true;
   for (auto [number, type] : llvm::enumerate(types)) {
@@ -107,7 +110,12 @@ void emitEntry(func::FuncOp func, raw_ostream &os) {
       os << ", " << s;
     first = false;
   }
-  os << ");\n";
+  os << ");\n}\n\n";
+  os << "PIT_ENTRY_EXPORT int pit_" << name
+     << "(const PITTensor *args, int64_t numArgs) {\n";
+  os << "  if (pitCheckArgs(\"" << name << "\", " << name << "_args, "
+     << types.size() << ", args, numArgs))\n    return 1;\n";
+  os << "  pitRunCall(" << name << "_call, args, numArgs);\n";
   os << "  return pitFinishCall(\"" << name << "\");\n}\n\n";
 }
 

@@ -159,6 +159,67 @@ def check_choice_slots(runtime):
     return ok
 
 
+def check_call_graphs(runtime, directory):
+    """Calls on a lent stream with the same tensors run as a CUDA graph
+    from the second on (pitCudaRunCall): every result and choice stays
+    right while new data and patterns go through the same buffers, the
+    graph's launches count their kernels as dependent launches, and with
+    graphs off the calls run launch by launch again."""
+    name = "small_select_256_32x1_pattern"
+    params = next(p for n, _, p, _, _ in kernels.cases() if n == name)
+    kernel = Kernel(directory / f"{name}.so")
+    c_type = TORCH_DTYPE[params["ct"]]
+    a, b = (torch.empty(256, 256, dtype=torch.float16, device="cuda")
+            for _ in "ab")
+    c = torch.empty(256, 256, dtype=c_type, device="cuda")
+    lent = torch.cuda.current_stream()
+    runtime.pitCudaSetStream(ctypes.c_void_p(lent.cuda_stream))
+    ok = True
+
+    def calls(graphs_expected):
+        nonlocal ok
+        graph_launches = runtime.pitCudaCallGraphLaunchCount()
+        dependent = runtime.pitCudaDependentLaunchCount()
+        count = 0
+        for sparsity, expected in params["choices"].items():
+            for _ in range(2):
+                a.copy_(sparsify((torch.rand(256, 256, device="cuda") * 2 - 1)
+                                 .half(), [32, 1], sparsity))
+                b.copy_((torch.rand(256, 256, device="cuda") * 2 - 1).half())
+                c.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
+                ref = a.double() @ b.double()
+                runtime.pitCudaClearChoices()
+                kernel(a, b, c)
+                count += 1
+                error = relative_error(c, ref)
+                choice = runtime.pitCudaLastChoice(0)
+                if error >= TOLERANCE[c_type] or choice != expected:
+                    print(f"call graphs {name} sparsity {sparsity}: rel err "
+                          f"{error:.2e}, chose {choice} (expected {expected}) "
+                          "FAIL")
+                    ok = False
+        launched = runtime.pitCudaCallGraphLaunchCount() - graph_launches
+        dependent = runtime.pitCudaDependentLaunchCount() - dependent
+        # Graphs on: the first call runs launch by launch, the second is
+        # captured and launched, the rest launch the graph.
+        expected_launches = count - 1 if graphs_expected else 0
+        counted = launched == expected_launches and dependent >= count
+        print(f"call graphs {'on ' if graphs_expected else 'off'}: {count} "
+              f"calls, {launched} graph launches (expected "
+              f"{expected_launches}), {dependent} dependent kernel launches "
+              f"{'PASS' if counted else 'FAIL'}")
+        ok &= counted
+
+    runtime.pitCudaSetCallGraphs(1)
+    calls(True)
+    runtime.pitCudaSetCallGraphs(0)
+    calls(False)
+    runtime.pitCudaSetCallGraphs(1)
+    torch.cuda.synchronize()
+    runtime.pitCudaClearStream()
+    return ok
+
+
 def check_dependent_launches(name, params, launches):
     """Kernels compiled for sm_90 and newer launch as dependents (they start
     while the kernel before them finishes, pit-dependent-launch); those of
@@ -203,7 +264,8 @@ def main():
         ok &= check_dependent_launches(
             name, params, runtime.pitCudaDependentLaunchCount() - launches)
         passed, failed = passed + ok, failed + (not ok)
-    for ok in [check_refusals(options.directory), check_choice_slots(runtime)]:
+    for ok in [check_refusals(options.directory), check_choice_slots(runtime),
+               check_call_graphs(runtime, options.directory)]:
         passed, failed = passed + ok, failed + (not ok)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

@@ -26,6 +26,8 @@ def load_runtime(directory):
     runtime = ctypes.CDLL(str(pathlib.Path(directory) / "libpit_cuda_runtime.so"),
                           mode=ctypes.RTLD_GLOBAL)
     runtime.pitCudaDependentLaunchCount.restype = ctypes.c_uint64
+    runtime.pitCudaCallGraphLaunchCount.restype = ctypes.c_uint64
+    runtime.pitCudaSetCallGraphs.argtypes = [ctypes.c_int]
     runtime.pitCudaLastChoice.restype = ctypes.c_int32
     runtime.pitCudaLastChoice.argtypes = [ctypes.c_int64]
     runtime.pitCudaTakeError.restype = ctypes.c_char_p

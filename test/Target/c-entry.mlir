@@ -8,13 +8,18 @@
 // CHECK-NEXT: {"arg0", PIT_F16, 2, sparse_matmul_shape0},
 // CHECK-NEXT: {"arg1", PIT_BF16, 2, sparse_matmul_shape1},
 // CHECK-NEXT: {"arg2", PIT_F32, 2, sparse_matmul_shape2},
-// CHECK: PIT_ENTRY_EXPORT int pit_sparse_matmul(const PITTensor *args, int64_t numArgs) {
-// CHECK-NEXT: if (pitCheckArgs("sparse_matmul", sparse_matmul_args, 3, args, numArgs))
-// CHECK-NEXT:   return 1;
+// The call's host code, which pitRunCall runs or replays as a graph.
+// CHECK: static void sparse_matmul_call(const void *closure) {
+// CHECK-NEXT: const PITTensor *args = (const PITTensor *)closure;
 // Contiguous row-major descriptors: offset 0, sizes, then strides.
 // CHECK-NEXT: sparse_matmul(args[0].data, args[0].data, 0, 128, 256, 256, 1,
 // CHECK-NEXT: args[1].data, args[1].data, 0, 256, 64, 64, 1,
 // CHECK-NEXT: args[2].data, args[2].data, 0, 128, 64, 64, 1);
+// CHECK-NEXT: }
+// CHECK: PIT_ENTRY_EXPORT int pit_sparse_matmul(const PITTensor *args, int64_t numArgs) {
+// CHECK-NEXT: if (pitCheckArgs("sparse_matmul", sparse_matmul_args, 3, args, numArgs))
+// CHECK-NEXT:   return 1;
+// CHECK-NEXT: pitRunCall(sparse_matmul_call, args, numArgs);
 // CHECK-NEXT: return pitFinishCall("sparse_matmul");
 // Private functions get no entry point.
 // CHECK-NOT: pit_helper
