@@ -66,7 +66,7 @@ def selection_summary(results):
     if graphs:
         saved = sorted((r["select_launches"] - r["select_graphs"]) * 1e3
                        for r in rows if number(r.get("select_graphs")))
-        summary += (f" Launch by launch / with call graphs, in turn: "
+        summary += (f" Launch by launch / with call graphs, timed apart: "
                     f"{graphs[0]:.2f}-{graphs[-1]:.2f} (median "
                     f"{graphs[len(graphs) // 2]:.2f}); graphs save "
                     f"{saved[0]:.0f} to {saved[-1]:.0f} us a call.")

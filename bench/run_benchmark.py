@@ -208,16 +208,16 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
         # long on the host (launches, ctypes, events) as on the GPU, and the
         # host's speed on the GPU machine swings by 2x from one minute to
         # the next; the device time does not.
-        # What call graphs save: the same library with them and launch by
-        # launch, in turn (each call sets the switch, so both pay for it).
-        def with_call_graphs(enabled):
-            def call(a):
-                runtime.pitCudaSetCallGraphs(enabled)
-                chosen(a, b, c)
-                runtime.pitCudaSetCallGraphs(1)
-            return call
-        row["select_graphs"], row["select_launches"] = medians_ms(
-            [with_call_graphs(1), with_call_graphs(0)], inputs, reps)
+        # What call graphs save: the same library launch by launch, timed
+        # apart (in turn, the other's calls would keep the GPU busy while
+        # this one's host issues its launches, hiding the host's time),
+        # between two timings with graphs.
+        runtime.pitCudaSetCallGraphs(0)
+        row["select_launches"] = median_ms(lambda a: chosen(a, b, c), inputs,
+                                           reps)
+        runtime.pitCudaSetCallGraphs(1)
+        row["select_graphs"] = statistics.mean(
+            [row["select"], median_ms(lambda a: chosen(a, b, c), inputs, reps)])
         row["select_device_us"] = device_busy_us(
             lambda a: chosen(a, b, c), inputs, reps)
         row["oracle_device_us"] = device_busy_us(
