@@ -48,7 +48,7 @@ def medians_ms(fns, inputs, reps):
     by 10-40% between runs at 95-99% sparsity, where a call is short and
     partly host-bound, and the oracle, the least of several such medians,
     came out low.)"""
-    # Each input twice: PIT's second call with the same tensors captures
+    # Each input twice: PIT's second call with the same tensors records
     # the graph that the later ones launch (pitCudaRunCall).
     for i in range(2 * len(inputs)):
         for fn in fns:

@@ -5,8 +5,11 @@
 // issue them as the device takes to run them. Its host code depends only on
 // its arguments (the shapes are static, selection chooses on the device,
 // and a stream-ordered call never reads back), so every call with the same
-// arguments on the same stream issues the same work: it is captured once
-// into a graph, and launched as one.
+// arguments on the same stream issues the same work. The second such call
+// runs as usual while each piece of its work is also added to a graph (no
+// stream capture: capturing would fail other threads' device-wide
+// synchronisations while it lasts), and later calls launch the graph: one
+// driver call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,11 +18,13 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -31,7 +36,7 @@ namespace {
 
 /// Enough for the calls a loop alternates between (the benchmark's: two
 /// libraries on six inputs each) while bounding what the graphs hold: each
-/// keeps its own copy of the call's index buffers.
+/// keeps its call's index buffers.
 constexpr size_t kMaxCallGraphs = 64;
 
 struct CallKey {
@@ -51,18 +56,36 @@ struct CallKeyHash {
   }
 };
 
+/// A graph being built from the work a call queues.
+struct Recording {
+  CUgraph graph = nullptr;
+  /// The node the next one waits for, and whether it is a kernel (a
+  /// dependent launch may then overlap it).
+  CUgraphNode last = nullptr;
+  bool lastIsKernel = false;
+  /// The call's allocations: its graph's kernels use them.
+  std::vector<CUdeviceptr> kept;
+  uint64_t dependentLaunches = 0;
+  /// Why the call cannot be a graph; empty while it can.
+  std::string abandoned;
+};
+
+thread_local Recording *activeRecording = nullptr;
+
 /// What is known of the calls with one key.
 struct CallGraph {
   enum class State {
     Seen,         // ran once, launch by launch
-    Capturing,    // a thread is capturing it; others run launch by launch
-    Captured,     // `graph` runs it
-    Uncapturable, // its capture failed: launch by launch from now on
+    Recording,    // a thread is recording it; others run launch by launch
+    Recorded,     // `graph` runs it
+    Unrecordable, // launch by launch from now on
   };
   State state = State::Seen;
+  /// Tells this key's entry from a later one of the same key, should the
+  /// graphs be dropped while a thread records it.
+  uint64_t generation = 0;
   CUgraphExec graph = nullptr;
-  /// The dependent launches of one run, counted again at each launch of
-  /// the graph, so that pitCudaDependentLaunchCount counts kernels run.
+  std::vector<CUdeviceptr> kept;
   uint64_t dependentLaunches = 0;
   uint64_t lastUse = 0;
 };
@@ -87,95 +110,171 @@ CallGraphs &callGraphs() {
   return *graphs;
 }
 
-/// Destroys a graph; one still running is freed when it is done.
-void destroyGraph(CUgraphExec graph) {
+/// Releases a graph and the allocations it kept, after the work queued on
+/// `stream` (its launches). A graph still running is freed when done.
+void release(CUgraphExec graph, const std::vector<CUdeviceptr> &kept,
+             CUstream stream) {
   if (graph)
     checkRelease(cuGraphExecDestroy(graph), "cuGraphExecDestroy(graph)");
+  for (CUdeviceptr pointer : kept)
+    if (cuMemFreeAsync(pointer, stream) != CUDA_SUCCESS)
+      checkRelease(cuMemFree(pointer), "cuMemFree(pointer)");
 }
 
-/// Drops the least recently used key that no thread is capturing, until
-/// there is room for one more. `graphs.mutex` is held.
+/// Drops least recently used keys until there is room for one more, but
+/// none that a thread records or whose stream is in a capture of the
+/// caller's. `graphs.mutex` is held.
 void makeRoom(CallGraphs &graphs) {
   while (graphs.calls.size() >= kMaxCallGraphs) {
     auto oldest = graphs.calls.end();
     for (auto it = graphs.calls.begin(); it != graphs.calls.end(); ++it)
-      if (it->second.state != CallGraph::State::Capturing &&
+      if (it->second.state != CallGraph::State::Recording &&
           (oldest == graphs.calls.end() ||
-           it->second.lastUse < oldest->second.lastUse))
+           it->second.lastUse < oldest->second.lastUse) &&
+          // A free queued on a capturing stream would join the capture.
+          !isStreamCapturing(it->first.stream))
         oldest = it;
     if (oldest == graphs.calls.end())
       return;
-    destroyGraph(oldest->second.graph);
+    release(oldest->second.graph, oldest->second.kept, oldest->first.stream);
     graphs.calls.erase(oldest);
   }
 }
 
-/// The calling thread's stream for captures: its own, non-blocking, so that
-/// work on the legacy stream never joins a capture (and the legacy stream,
-/// where calls often run, cannot be captured itself). Kept for the thread.
-CUstream captureStream() {
-  thread_local CUstream stream = nullptr;
-  if (!stream)
-    PIT_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  return stream;
+/// Checks a driver call of the recording: a failure abandons the graph,
+/// not the call.
+bool checkRecording(Recording &recording, CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr;
+  cuGetErrorName(result, &name);
+  recording.abandoned = std::string(call) + " failed: " + (name ? name : "?");
+  return false;
 }
 
-/// Captures `body(closure)` into an executable graph and counts its
-/// dependent launches; null when the capture failed, with nothing run and
-/// no error left pending (the caller runs the call launch by launch, which
-/// reports a failure of its own).
-CUgraphExec capture(PITCudaCallBody body, const void *closure,
-                    uint64_t &dependentLaunches) {
-  CUstream stream = captureStream();
-  if (!stream ||
-      !PIT_CHECK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED))) {
-    pitCudaTakeError();
-    return nullptr;
+#define PIT_RECORD(call) checkRecording(*recording, (call), #call)
+
+/// Makes `node` the recording's last, after the one before it: fully, or,
+/// for a dependent launch after a kernel, as the stream does, from the
+/// moment that kernel lets its dependents start.
+void append(Recording *recording, CUgraphNode node, bool programmatic) {
+  if (recording->last) {
+    CUgraphEdgeData edge = {};
+    if (programmatic) {
+      edge.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+      edge.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+    }
+    if (!PIT_RECORD(cuGraphAddDependencies(recording->graph, &recording->last,
+                                           &node, &edge, 1)))
+      return;
   }
-  uint64_t before = threadDependentLaunches();
-  redirectCalls(stream);
+  recording->last = node;
+}
+
+/// Runs `body(closure)`, the call, while recording its work into a graph.
+/// Returns the graph's executable, or null (the call ran all the same).
+CUgraphExec record(PITCudaCallBody body, const void *closure,
+                   Recording &recording) {
+  if (!checkRecording(recording, cuGraphCreate(&recording.graph, 0),
+                      "cuGraphCreate(&graph, 0)"))
+    return nullptr;
+  activeRecording = &recording;
   body(closure);
-  redirectCalls(nullptr);
-  dependentLaunches = threadDependentLaunches() - before;
-  CUgraph graph = nullptr;
-  // Ended whatever happened: the stream must leave capture mode.
-  CUresult ended = cuStreamEndCapture(stream, &graph);
+  activeRecording = nullptr;
   CUgraphExec executable = nullptr;
-  if (!hasError() && PIT_CHECK(ended))
-    PIT_CHECK(cuGraphInstantiate(&executable, graph, 0));
-  if (graph)
-    checkRelease(cuGraphDestroy(graph), "cuGraphDestroy(graph)");
-  if (const char *error = pitCudaTakeError()) {
-    std::fprintf(stderr,
-                 "pit-cuda-runtime: a call was not captured into a graph "
-                 "(%s); it runs launch by launch\n",
-                 error);
-    destroyGraph(executable);
-    return nullptr;
-  }
-  // Its launches ran nothing yet: the graph's launch counts them.
-  processDependentLaunches() -= dependentLaunches;
-  threadDependentLaunches() -= dependentLaunches;
+  // A failed call keeps its error for the entry point to report.
+  if (hasError())
+    recording.abandoned = "the call failed";
+  else if (recording.abandoned.empty())
+    checkRecording(recording,
+                   cuGraphInstantiate(&executable, recording.graph, 0),
+                   "cuGraphInstantiate(&executable, graph, 0)");
+  cuGraphDestroy(recording.graph);
   return executable;
 }
 
-/// Launches the graph of `call` on `stream`. `graphs.mutex` is held, so
-/// that no other thread destroys the graph meanwhile.
-void launch(CallGraphs &graphs, const CallGraph &call, CUstream stream) {
-  if (!PIT_CHECK(cuGraphLaunch(call.graph, stream)))
+} // namespace
+
+bool pit::runtime::recordingCall() { return activeRecording != nullptr; }
+
+void pit::runtime::recordLaunch(CUfunction function, const intptr_t cluster[3],
+                                const intptr_t grid[3],
+                                const intptr_t block[3], int32_t sharedBytes,
+                                void **params, bool dependent) {
+  Recording *recording = activeRecording;
+  if (!recording || !recording->abandoned.empty())
     return;
-  ++graphs.launches;
-  processDependentLaunches() += call.dependentLaunches;
-  threadDependentLaunches() += call.dependentLaunches;
+  CUDA_KERNEL_NODE_PARAMS launch = {};
+  launch.func = function;
+  launch.gridDimX = static_cast<unsigned>(grid[0]);
+  launch.gridDimY = static_cast<unsigned>(grid[1]);
+  launch.gridDimZ = static_cast<unsigned>(grid[2]);
+  launch.blockDimX = static_cast<unsigned>(block[0]);
+  launch.blockDimY = static_cast<unsigned>(block[1]);
+  launch.blockDimZ = static_cast<unsigned>(block[2]);
+  launch.sharedMemBytes = static_cast<unsigned>(sharedBytes);
+  // The driver copies the parameters' values now, as a launch does.
+  launch.kernelParams = params;
+  CUgraphNode node = nullptr;
+  if (!PIT_RECORD(cuGraphAddKernelNode(&node, recording->graph, nullptr, 0,
+                                       &launch)))
+    return;
+  if (cluster[0] * cluster[1] * cluster[2] != 1) {
+    CUkernelNodeAttrValue dims = {};
+    dims.clusterDim.x = static_cast<unsigned>(cluster[0]);
+    dims.clusterDim.y = static_cast<unsigned>(cluster[1]);
+    dims.clusterDim.z = static_cast<unsigned>(cluster[2]);
+    if (!PIT_RECORD(cuGraphKernelNodeSetAttribute(
+            node, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &dims)))
+      return;
+  }
+  append(recording, node, dependent && recording->lastIsKernel);
+  recording->lastIsKernel = true;
+  recording->dependentLaunches += dependent;
 }
 
-} // namespace
+void pit::runtime::recordMemset(CUdeviceptr destination, unsigned value,
+                                unsigned elementSize, size_t count) {
+  Recording *recording = activeRecording;
+  if (!recording || !recording->abandoned.empty())
+    return;
+  CUDA_MEMSET_NODE_PARAMS memset = {};
+  memset.dst = destination;
+  memset.value = value;
+  memset.elementSize = elementSize;
+  memset.width = count;
+  memset.height = 1;
+  CUcontext context = nullptr;
+  CUgraphNode node = nullptr;
+  if (!PIT_RECORD(cuCtxGetCurrent(&context)) ||
+      !PIT_RECORD(cuGraphAddMemsetNode(&node, recording->graph, nullptr, 0,
+                                       &memset, context)))
+    return;
+  append(recording, node, false);
+  recording->lastIsKernel = false;
+}
+
+void pit::runtime::recordAllocation(CUdeviceptr pointer) {
+  if (activeRecording)
+    activeRecording->kept.push_back(pointer);
+}
+
+bool pit::runtime::keepsAllocation(CUdeviceptr pointer) {
+  return activeRecording &&
+         std::find(activeRecording->kept.begin(), activeRecording->kept.end(),
+                   pointer) != activeRecording->kept.end();
+}
+
+void pit::runtime::abandonRecording(const char *why) {
+  if (activeRecording && activeRecording->abandoned.empty())
+    activeRecording->abandoned = why;
+}
 
 void pit::runtime::forgetCallGraphs() {
   CallGraphs &graphs = callGraphs();
   std::lock_guard<std::mutex> lock(graphs.mutex);
   for (auto &[key, call] : graphs.calls)
-    destroyGraph(call.graph);
+    release(call.graph, call.kept, key.stream);
   graphs.calls.clear();
 }
 
@@ -183,11 +282,18 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
                                PITCudaCallBody body, const void *closure) {
   CallGraphs &graphs = callGraphs();
   if (!ready() || !callsAreStreamOrdered() || !graphs.enabled ||
-      capturingCalls()) {
+      recordingCall()) {
     body(closure);
     return;
   }
   CUstream stream = callStream();
+  // In a capture of the caller's (torch.cuda.graph), the call's work joins
+  // that capture launch by launch, as it did before graphs (a graph
+  // launched into it would end it).
+  if (isStreamCapturing(stream)) {
+    body(closure);
+    return;
+  }
   CallKey callKey{std::vector<uint64_t>(key, key + keyLength), stream};
   std::unique_lock<std::mutex> lock(graphs.mutex);
   auto found = graphs.calls.find(callKey);
@@ -200,8 +306,12 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   }
   CallGraph &call = found->second;
   call.lastUse = ++graphs.clock;
-  if (call.state == CallGraph::State::Captured) {
-    launch(graphs, call, stream);
+  if (call.state == CallGraph::State::Recorded) {
+    // Under the lock: no other thread drops the graph meanwhile.
+    if (PIT_CHECK(cuGraphLaunch(call.graph, stream))) {
+      ++graphs.launches;
+      countDependentLaunches(call.dependentLaunches);
+    }
     return;
   }
   if (call.state != CallGraph::State::Seen) {
@@ -209,31 +319,35 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
     body(closure);
     return;
   }
-  call.state = CallGraph::State::Capturing;
+  call.state = CallGraph::State::Recording;
+  uint64_t generation = call.generation = ++graphs.clock;
   lock.unlock();
-  uint64_t dependentLaunches = 0;
-  CUgraphExec graph = capture(body, closure, dependentLaunches);
+  Recording recording;
+  CUgraphExec graph = record(body, closure, recording);
   lock.lock();
-  // The key may have been dropped meanwhile (a module unloaded); the graph
-  // then runs this call only.
   found = graphs.calls.find(callKey);
-  if (found != graphs.calls.end()) {
-    found->second.state = graph ? CallGraph::State::Captured
-                                : CallGraph::State::Uncapturable;
-    found->second.graph = graph;
-    found->second.dependentLaunches = dependentLaunches;
-  }
-  if (!graph) {
-    lock.unlock();
-    body(closure);
+  if (found == graphs.calls.end() || found->second.generation != generation) {
+    // Dropped meanwhile (a module unloaded): nothing launches this graph.
+    release(graph, recording.kept, stream);
     return;
   }
-  CallGraph once;
-  once.graph = graph;
-  once.dependentLaunches = dependentLaunches;
-  launch(graphs, found != graphs.calls.end() ? found->second : once, stream);
-  if (found == graphs.calls.end())
-    destroyGraph(graph);
+  CallGraph &recorded = found->second;
+  if (!graph) {
+    // The call's allocations were kept for a graph: they go now, after the
+    // call's work.
+    recorded.state = CallGraph::State::Unrecordable;
+    release(nullptr, recording.kept, stream);
+    if (!hasError())
+      std::fprintf(stderr,
+                   "pit-cuda-runtime: calls with these arguments run launch "
+                   "by launch, not as a graph: %s\n",
+                   recording.abandoned.c_str());
+    return;
+  }
+  recorded.state = CallGraph::State::Recorded;
+  recorded.graph = graph;
+  recorded.kept = std::move(recording.kept);
+  recorded.dependentLaunches = recording.dependentLaunches;
 }
 
 PIT_EXPORT void pitCudaSetCallGraphs(int enabled) {

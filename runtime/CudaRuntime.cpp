@@ -135,7 +135,6 @@ struct DependentLaunches {
   std::atomic<uint64_t> launches{0};
 };
 
-thread_local uint64_t launchesOfThread = 0;
 
 /// Never destroyed: at process exit a kernel library's destructor may unload
 /// its modules after this library's globals are gone.
@@ -178,11 +177,9 @@ void noteDependentLaunch(CUmodule module, const void *image, size_t size) {
 
 } // namespace
 
-std::atomic<uint64_t> &pit::runtime::processDependentLaunches() {
-  return dependentLaunches().launches;
+void pit::runtime::countDependentLaunches(uint64_t count) {
+  dependentLaunches().launches += count;
 }
-
-uint64_t &pit::runtime::threadDependentLaunches() { return launchesOfThread; }
 
 PIT_EXPORT CUmodule mgpuModuleLoad(void *data, size_t size) {
   CUmodule module = nullptr;
@@ -276,10 +273,16 @@ static void launch(CUfunction function, const intptr_t cluster[3],
   if (!dependent)
     return;
   bool clustered = cluster[0] * cluster[1] * cluster[2] != 1;
+  // A graph of the call (CallGraphs.cpp) takes the kernels' parameters
+  // from `params` as they are now; MLIR's launches never pass `extra`.
+  if (recordingCall() && extra)
+    abandonRecording("a launch passes its parameters in `extra`");
   if (!*dependent && !clustered) {
-    PIT_CHECK(cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
-                             block[1], block[2], sharedBytes, stream, params,
-                             extra));
+    if (PIT_CHECK(cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
+                                 block[1], block[2], sharedBytes, stream,
+                                 params, extra)) &&
+        recordingCall())
+      recordLaunch(function, cluster, grid, block, sharedBytes, params, false);
     return;
   }
   CUlaunchAttribute attributes[2] = {};
@@ -313,11 +316,13 @@ static void launch(CUfunction function, const intptr_t cluster[3],
   config.hStream = stream;
   config.attrs = attributes;
   config.numAttrs = numAttributes;
-  if (PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)) &&
-      *dependent) {
+  if (!PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)))
+    return;
+  if (*dependent)
     ++dependentLaunches().launches;
-    ++launchesOfThread;
-  }
+  if (recordingCall())
+    recordLaunch(function, cluster, grid, block, sharedBytes, params,
+                 *dependent);
 }
 
 PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
@@ -435,22 +440,19 @@ namespace {
 thread_local CUstream lentStream = nullptr;
 thread_local bool streamOrdered = false;
 
-/// The stream a call being captured runs on (CallGraphs.cpp), or null.
-thread_local CUstream capturingStream = nullptr;
-
 } // namespace
 
 bool pit::runtime::callsAreStreamOrdered() { return streamOrdered; }
 
 CUstream pit::runtime::callStream() {
-  if (capturingStream)
-    return capturingStream;
   return lentStream ? lentStream : CU_STREAM_LEGACY;
 }
 
-bool pit::runtime::capturingCalls() { return capturingStream != nullptr; }
-
-void pit::runtime::redirectCalls(CUstream stream) { capturingStream = stream; }
+bool pit::runtime::isStreamCapturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS ||
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
 
 PIT_EXPORT void pitCudaSetStream(void *stream) {
   lentStream = static_cast<CUstream>(stream);
@@ -473,10 +475,9 @@ PIT_EXPORT CUstream mgpuStreamCreate() {
 }
 
 PIT_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  // The lent stream is the caller's, the legacy one the driver's and the
-  // capturing one the runtime's; a stream from elsewhere is released.
-  if (stream && stream != lentStream && stream != CU_STREAM_LEGACY &&
-      stream != capturingStream)
+  // The lent stream is the caller's and the legacy one the driver's; a
+  // stream from elsewhere is released.
+  if (stream && stream != lentStream && stream != CU_STREAM_LEGACY)
     checkRelease(cuStreamDestroy(stream), "cuStreamDestroy(stream)");
 }
 
@@ -488,6 +489,8 @@ PIT_EXPORT void mgpuStreamSynchronize(CUstream stream) {
 }
 
 PIT_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
+  if (recordingCall())
+    abandonRecording("the call waits for an event");
   if (ready())
     PIT_CHECK(cuStreamWaitEvent(stream, event, /*flags=*/0));
 }
@@ -510,6 +513,8 @@ PIT_EXPORT void mgpuEventSynchronize(CUevent event) {
 }
 
 PIT_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
+  if (recordingCall())
+    abandonRecording("the call records an event");
   if (ready())
     PIT_CHECK(cuEventRecord(event, stream));
 }
@@ -551,6 +556,8 @@ PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
   } else {
     PIT_CHECK(cuMemAlloc(&pointer, sizeBytes));
   }
+  if (pointer && recordingCall())
+    recordAllocation(pointer);
   return reinterpret_cast<void *>(pointer);
 }
 
@@ -558,6 +565,8 @@ PIT_EXPORT void mgpuMemFree(void *pointer, CUstream stream) {
   if (!pointer)
     return;
   CUdeviceptr device = reinterpret_cast<CUdeviceptr>(pointer);
+  if (keepsAllocation(device))
+    return;
   if (stream)
     checkRelease(cuMemFreeAsync(device, stream), "cuMemFreeAsync(pointer)");
   else
@@ -566,6 +575,8 @@ PIT_EXPORT void mgpuMemFree(void *pointer, CUstream stream) {
 
 PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                            CUstream stream) {
+  if (recordingCall())
+    abandonRecording("the call copies memory");
   if (ready())
     PIT_CHECK(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                             reinterpret_cast<CUdeviceptr>(src), sizeBytes,
@@ -574,16 +585,18 @@ PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
 
 PIT_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
                              CUstream stream) {
-  if (ready())
-    PIT_CHECK(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
-                               count, stream));
+  CUdeviceptr device = reinterpret_cast<CUdeviceptr>(dst);
+  if (ready() && PIT_CHECK(cuMemsetD32Async(device, value, count, stream)) &&
+      recordingCall())
+    recordMemset(device, value, 4, count);
 }
 
 PIT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
                              CUstream stream) {
-  if (ready())
-    PIT_CHECK(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
-                               count, stream));
+  CUdeviceptr device = reinterpret_cast<CUdeviceptr>(dst);
+  if (ready() && PIT_CHECK(cuMemsetD16Async(device, value, count, stream)) &&
+      recordingCall())
+    recordMemset(device, value, 2, count);
 }
 
 PIT_EXPORT void mgpuSetDefaultDevice(int32_t /*ordinal*/) {
@@ -642,6 +655,8 @@ struct TensorMaps {
   std::mutex mutex;
   CUdeviceptr device = 0;
   CUtensorMap *staging = nullptr;
+  /// Where maps made during a capture of the caller's are copied.
+  CUstream copyStream = nullptr;
   int used = kTensorMapSlots;
   std::unordered_map<TensorMapKey, TensorMapSlot, TensorMapKeyHash> slots;
 };
@@ -681,12 +696,22 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
   std::lock_guard<std::mutex> lock(maps.mutex);
   TensorMapKey key{base, rows, columns, boxRows, boxColumns};
   CUstream stream = mgpuStreamCreate();
+  // In a capture of the caller's (torch.cuda.graph), the event of a copy
+  // may not be queried, and the copy must not join the capture (its event
+  // would then belong to the caller's graph): the capture waits for it as
+  // an external event, which its replays find done.
+  bool capturing = isStreamCapturing(stream);
   auto found = maps.slots.find(key);
   if (found != maps.slots.end()) {
     TensorMapSlot &slot = found->second;
+    if (!slot.settled && slot.copiedOn != stream && capturing) {
+      if (!PIT_CHECK(cuStreamWaitEvent(stream, slot.copied,
+                                       CU_EVENT_WAIT_EXTERNAL)))
+        return 0;
+      return slot.address;
+    }
     // Copied on another stream and maybe not yet done: this one's work
-    // waits for that copy (a call being captured, on the host: its graph
-    // must not depend on work outside it).
+    // waits for that copy.
     if (!slot.settled && slot.copiedOn != stream) {
       CUresult done = cuEventQuery(slot.copied);
       if (done == CUDA_SUCCESS) {
@@ -694,10 +719,6 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
       } else if (done != CUDA_ERROR_NOT_READY) {
         check(done, "cuEventQuery(slot.copied)");
         return 0;
-      } else if (capturingCalls()) {
-        if (!PIT_CHECK(cuEventSynchronize(slot.copied)))
-          return 0;
-        slot.settled = true;
       } else if (!PIT_CHECK(cuStreamWaitEvent(stream, slot.copied, 0))) {
         return 0;
       }
@@ -705,6 +726,9 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
     return slot.address;
   }
   if (maps.used == kTensorMapSlots && !startTensorMapBuffer(maps))
+    return 0;
+  if (capturing && !maps.copyStream &&
+      !PIT_CHECK(cuStreamCreate(&maps.copyStream, CU_STREAM_NON_BLOCKING)))
     return 0;
   int index = maps.used;
   // Row-major 16-bit elements (f16 and bf16 copy alike), dimensions and
@@ -718,28 +742,20 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
   cuuint32_t elementStrides[2] = {1, 1};
   TensorMapSlot slot;
   slot.address = maps.device + index * sizeof(CUtensorMap);
-  slot.copiedOn = stream;
+  slot.copiedOn = capturing ? maps.copyStream : stream;
   if (!PIT_CHECK(cuTensorMapEncodeTiled(
           &maps.staging[index], CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
           reinterpret_cast<void *>(base), dims, strides, box, elementStrides,
           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
           CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)))
+          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) ||
+      !PIT_CHECK(cuEventCreate(&slot.copied, CU_EVENT_DISABLE_TIMING)) ||
+      !PIT_CHECK(cuMemcpyHtoDAsync(slot.address, &maps.staging[index],
+                                   sizeof(CUtensorMap), slot.copiedOn)) ||
+      !PIT_CHECK(cuEventRecord(slot.copied, slot.copiedOn)) ||
+      (capturing && !PIT_CHECK(cuStreamWaitEvent(stream, slot.copied,
+                                                 CU_EVENT_WAIT_EXTERNAL))))
     return 0;
-  // A call being captured (CallGraphs.cpp) copies the map at once: its
-  // stream runs nothing until the graph is launched, and an event recorded
-  // there could not be waited for by other streams.
-  if (capturingCalls()) {
-    if (!PIT_CHECK(cuMemcpyHtoD(slot.address, &maps.staging[index],
-                                sizeof(CUtensorMap))))
-      return 0;
-    slot.settled = true;
-  } else if (!PIT_CHECK(cuEventCreate(&slot.copied, CU_EVENT_DISABLE_TIMING)) ||
-             !PIT_CHECK(cuMemcpyHtoDAsync(slot.address, &maps.staging[index],
-                                          sizeof(CUtensorMap), stream)) ||
-             !PIT_CHECK(cuEventRecord(slot.copied, stream))) {
-    return 0;
-  }
   maps.slots[key] = slot;
   ++maps.used;
   return slot.address;

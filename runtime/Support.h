@@ -40,24 +40,50 @@ bool ready();
 /// lent, pitCudaSetStream): they queue their work and never wait for it.
 bool callsAreStreamOrdered();
 
-/// The stream the calling thread's calls run on: the lent one, the legacy
-/// default stream, or the stream they are being captured on.
+/// The stream the calling thread's calls run on: the lent one or the
+/// legacy default stream.
 CUstream callStream();
 
-/// Whether the calling thread's call is being captured into a graph.
-bool capturingCalls();
+/// Whether work queued on `stream` now would join a capture of the
+/// caller's (or the driver cannot say): it must then not be queried or
+/// waited for from the host, and becomes part of the caller's graph.
+bool isStreamCapturing(CUstream stream);
 
-/// While `stream` is not null, the calling thread's calls run on it
-/// instead (a call being captured into a graph); null ends that.
-void redirectCalls(CUstream stream);
+/// Counts `count` more kernels launched as dependents (a graph's launch
+/// runs that many).
+void countDependentLaunches(uint64_t count);
 
-/// The kernels launched as dependents, by the whole process and by the
-/// calling thread.
-std::atomic<uint64_t> &processDependentLaunches();
-uint64_t &threadDependentLaunches();
+//===----------------------------------------------------------------------===//
+// Recording a call into a graph (CallGraphs.cpp)
+//===----------------------------------------------------------------------===//
 
-/// Drops every graph of captured calls: their kernels may belong to a
-/// module being unloaded (CallGraphs.cpp).
+/// Whether the calling thread's call is being recorded: the work it queues
+/// runs as usual and is also added to a graph that later calls with the
+/// same arguments launch instead.
+bool recordingCall();
+
+/// Adds a launch that just went onto the call's stream (a dependent one
+/// overlaps the kernel before it, as in the stream).
+void recordLaunch(CUfunction function, const intptr_t cluster[3],
+                  const intptr_t grid[3], const intptr_t block[3],
+                  int32_t sharedBytes, void **params, bool dependent);
+
+/// Adds a memset of `count` elements of `elementSize` bytes.
+void recordMemset(CUdeviceptr destination, unsigned value,
+                  unsigned elementSize, size_t count);
+
+/// Keeps an allocation of the call for the graph's launches: the call's own
+/// free of it (keepsAllocation) is skipped, and the graph frees it when it
+/// is dropped.
+void recordAllocation(CUdeviceptr pointer);
+bool keepsAllocation(CUdeviceptr pointer);
+
+/// The call does something a graph of its work would not repeat (`why`):
+/// it keeps running launch by launch.
+void abandonRecording(const char *why);
+
+/// Drops every graph of recorded calls: their kernels may belong to a
+/// module being unloaded.
 void forgetCallGraphs();
 
 } // namespace pit::runtime

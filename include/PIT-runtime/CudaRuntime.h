@@ -96,16 +96,20 @@ typedef void (*PITCudaCallBody)(const void *closure);
 
 /// Runs `body(closure)`, one call whose host code depends only on the
 /// `keyLength` words of `key` (the entry point gives its body and its
-/// tensors' addresses). Where the calling thread lent a stream, the call
-/// runs as a CUDA graph after it was seen once: the second call with the
-/// same key on the same stream is captured (its launches, memsets and
-/// allocations become the graph's nodes), and the calls after it launch
-/// that graph, one driver call instead of one for each launch. The first
-/// call runs launch by launch, so that what a process sets up once (the
-/// record of choices, tensor maps) is never set up in a graph. A call that
-/// cannot be captured keeps running launch by launch, and so do calls
-/// without a lent stream (they wait for their work, which a graph would not
-/// shorten). At most 64 graphs are kept, the least recently used dropped.
+/// tensors' addresses). Where the calling thread lent a stream, a call with
+/// a key seen before on that stream runs as a CUDA graph: the second call
+/// runs launch by launch while its memsets and launches are also added to
+/// a graph (dependent launches as programmatic edges, clusters as node
+/// attributes), and the calls after it launch that graph, one driver call
+/// instead of one for each launch. The graph keeps the second call's
+/// allocations (its index) until it is dropped. No stream is captured, so
+/// other threads may synchronise meanwhile. A call whose host code does
+/// what a graph would not repeat (copies, events) runs launch by launch,
+/// and so do calls without a lent stream (they wait for their work, which
+/// a graph would not shorten) and calls on a stream the caller is
+/// capturing (their work joins the caller's graph). At most 64 graphs are
+/// kept, the least recently used dropped; a graph's first kernel waits for
+/// the work before it in the stream to end (a launch would overlap it).
 void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
                     PITCudaCallBody body, const void *closure);
 

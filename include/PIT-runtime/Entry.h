@@ -56,8 +56,8 @@ int pitCheckArgs(const char *function, const PITArgSpec *specs,
 
 /// Runs the host code of a call, `body(args)` (args: the checked tensors),
 /// through pitCudaRunCall, keyed by `body` and the tensors' addresses: calls
-/// with the same ones on a lent stream launch a graph of the first's work
-/// (PIT-runtime/CudaRuntime.h).
+/// with the same ones on a lent stream launch a graph of an earlier one's
+/// work (PIT-runtime/CudaRuntime.h).
 void pitRunCall(void (*body)(const void *args), const PITTensor *args,
                 int64_t numArgs);
 

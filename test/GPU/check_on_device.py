@@ -161,60 +161,96 @@ def check_choice_slots(runtime):
 
 def check_call_graphs(runtime, directory):
     """Calls on a lent stream with the same tensors run as a CUDA graph
-    from the second on (pitCudaRunCall): every result and choice stays
-    right while new data and patterns go through the same buffers, the
-    graph's launches count their kernels as dependent launches, and with
-    graphs off the calls run launch by launch again."""
+    from the third on (pitCudaRunCall; the second records it): every result
+    and choice stays right while new data and patterns go through the same
+    buffers, a graph's launch counts its kernels as dependent launches, as
+    many as launch by launch, and with graphs off the calls run launch by
+    launch again. A call inside a capture of the caller's (torch.cuda.graph)
+    joins that capture, which then replays it."""
     name = "small_select_256_32x1_pattern"
     params = next(p for n, _, p, _, _ in kernels.cases() if n == name)
     kernel = Kernel(directory / f"{name}.so")
     c_type = TORCH_DTYPE[params["ct"]]
-    a, b = (torch.empty(256, 256, dtype=torch.float16, device="cuda")
-            for _ in "ab")
-    c = torch.empty(256, 256, dtype=c_type, device="cuda")
+
+    def fresh(dtype):
+        # 8 elements into an allocation (torch's start 512-byte aligned): an
+        # address no earlier call of the check used, so a key of its own.
+        return torch.empty(256 * 256 + 8, dtype=dtype,
+                           device="cuda")[8:].view(256, 256)
+    a, b, c = fresh(torch.float16), fresh(torch.float16), fresh(c_type)
     lent = torch.cuda.current_stream()
     runtime.pitCudaSetStream(ctypes.c_void_p(lent.cuda_stream))
     ok = True
 
-    def calls(graphs_expected):
+    def fill(sparsity):
+        a.copy_(sparsify((torch.rand(256, 256, device="cuda") * 2 - 1).half(),
+                         [32, 1], sparsity))
+        b.copy_((torch.rand(256, 256, device="cuda") * 2 - 1).half())
+        c.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
+        return a.double() @ b.double()
+
+    def right(what, ref, expected=None):
+        nonlocal ok
+        error = relative_error(c, ref)
+        choice = runtime.pitCudaLastChoice(0) if expected is not None else None
+        if error >= TOLERANCE[c_type] or choice != expected:
+            print(f"call graphs {what}: rel err {error:.2e}, chose {choice} "
+                  f"(expected {expected}) FAIL")
+            ok = False
+
+    def calls(graphs):
+        """Two calls at each sparsity; returns the dependent launches."""
         nonlocal ok
         graph_launches = runtime.pitCudaCallGraphLaunchCount()
         dependent = runtime.pitCudaDependentLaunchCount()
         count = 0
         for sparsity, expected in params["choices"].items():
             for _ in range(2):
-                a.copy_(sparsify((torch.rand(256, 256, device="cuda") * 2 - 1)
-                                 .half(), [32, 1], sparsity))
-                b.copy_((torch.rand(256, 256, device="cuda") * 2 - 1).half())
-                c.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
-                ref = a.double() @ b.double()
+                ref = fill(sparsity)
                 runtime.pitCudaClearChoices()
                 kernel(a, b, c)
                 count += 1
-                error = relative_error(c, ref)
-                choice = runtime.pitCudaLastChoice(0)
-                if error >= TOLERANCE[c_type] or choice != expected:
-                    print(f"call graphs {name} sparsity {sparsity}: rel err "
-                          f"{error:.2e}, chose {choice} (expected {expected}) "
-                          "FAIL")
-                    ok = False
+                right(f"{name} sparsity {sparsity}", ref, expected)
         launched = runtime.pitCudaCallGraphLaunchCount() - graph_launches
-        dependent = runtime.pitCudaDependentLaunchCount() - dependent
-        # Graphs on: the first call runs launch by launch, the second is
-        # captured and launched, the rest launch the graph.
-        expected_launches = count - 1 if graphs_expected else 0
-        counted = launched == expected_launches and dependent >= count
-        print(f"call graphs {'on ' if graphs_expected else 'off'}: {count} "
-              f"calls, {launched} graph launches (expected "
-              f"{expected_launches}), {dependent} dependent kernel launches "
+        # Graphs on: the first call runs launch by launch, the second too
+        # while it is recorded, the rest launch the graph.
+        expected_launches = count - 2 if graphs else 0
+        counted = launched == expected_launches
+        print(f"call graphs {'on ' if graphs else 'off'}: {count} calls, "
+              f"{launched} graph launches (expected {expected_launches}) "
               f"{'PASS' if counted else 'FAIL'}")
         ok &= counted
+        return runtime.pitCudaDependentLaunchCount() - dependent
 
-    runtime.pitCudaSetCallGraphs(1)
-    calls(True)
     runtime.pitCudaSetCallGraphs(0)
-    calls(False)
+    launch_by_launch = calls(False)
     runtime.pitCudaSetCallGraphs(1)
+    with_graphs = calls(True)
+    counted = with_graphs == launch_by_launch > 0
+    print(f"call graphs: {with_graphs} dependent launches with graphs, "
+          f"{launch_by_launch} without {'PASS' if counted else 'FAIL'}")
+    ok &= counted
+
+    # Inside the caller's capture (torch lends its capture stream, as
+    # pit's Python runtime does): the calls' work joins the capture, even
+    # the second call with these tensors, which would otherwise be
+    # recorded; then the caller's graph replays it on new data.
+    captured = torch.cuda.CUDAGraph()
+    torch.cuda.synchronize()
+    graph_launches = runtime.pitCudaCallGraphLaunchCount()
+    with torch.cuda.graph(captured):
+        runtime.pitCudaSetStream(
+            ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        kernel(a, b, c)
+        kernel(a, b, c)
+    runtime.pitCudaSetStream(ctypes.c_void_p(lent.cuda_stream))
+    joined = runtime.pitCudaCallGraphLaunchCount() == graph_launches
+    ref = fill(0.9)
+    captured.replay()
+    right("in torch.cuda.graph, replayed", ref)
+    print(f"call graphs: a call inside torch.cuda.graph joins the capture "
+          f"{'PASS' if joined else 'FAIL'}")
+    ok &= joined
     torch.cuda.synchronize()
     runtime.pitCudaClearStream()
     return ok
