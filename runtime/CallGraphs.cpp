@@ -197,35 +197,35 @@ CUgraphExec record(PITCudaCallBody body, const void *closure,
 
 bool pit::runtime::recordingCall() { return activeRecording != nullptr; }
 
-void pit::runtime::recordLaunch(CUfunction function, const intptr_t cluster[3],
-                                const intptr_t grid[3],
-                                const intptr_t block[3], int32_t sharedBytes,
-                                void **params, bool dependent) {
+void pit::runtime::recordLaunch(CUfunction function,
+                                const CUlaunchConfig &config, void **params) {
   Recording *recording = activeRecording;
   if (!recording || !recording->abandoned.empty())
     return;
   CUDA_KERNEL_NODE_PARAMS launch = {};
   launch.func = function;
-  launch.gridDimX = static_cast<unsigned>(grid[0]);
-  launch.gridDimY = static_cast<unsigned>(grid[1]);
-  launch.gridDimZ = static_cast<unsigned>(grid[2]);
-  launch.blockDimX = static_cast<unsigned>(block[0]);
-  launch.blockDimY = static_cast<unsigned>(block[1]);
-  launch.blockDimZ = static_cast<unsigned>(block[2]);
-  launch.sharedMemBytes = static_cast<unsigned>(sharedBytes);
+  launch.gridDimX = config.gridDimX;
+  launch.gridDimY = config.gridDimY;
+  launch.gridDimZ = config.gridDimZ;
+  launch.blockDimX = config.blockDimX;
+  launch.blockDimY = config.blockDimY;
+  launch.blockDimZ = config.blockDimZ;
+  launch.sharedMemBytes = config.sharedMemBytes;
   // The driver copies the parameters' values now, as a launch does.
   launch.kernelParams = params;
   CUgraphNode node = nullptr;
   if (!PIT_RECORD(cuGraphAddKernelNode(&node, recording->graph, nullptr, 0,
                                        &launch)))
     return;
-  if (cluster[0] * cluster[1] * cluster[2] != 1) {
-    CUkernelNodeAttrValue dims = {};
-    dims.clusterDim.x = static_cast<unsigned>(cluster[0]);
-    dims.clusterDim.y = static_cast<unsigned>(cluster[1]);
-    dims.clusterDim.z = static_cast<unsigned>(cluster[2]);
-    if (!PIT_RECORD(cuGraphKernelNodeSetAttribute(
-            node, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &dims)))
+  bool dependent = false;
+  for (unsigned i = 0; i < config.numAttrs; ++i) {
+    const CUlaunchAttribute &attribute = config.attrs[i];
+    if (attribute.id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) {
+      dependent = attribute.value.programmaticStreamSerializationAllowed;
+      continue;
+    }
+    if (!PIT_RECORD(cuGraphKernelNodeSetAttribute(node, attribute.id,
+                                                  &attribute.value)))
       return;
   }
   append(recording, node, dependent && recording->lastIsKernel);

@@ -272,22 +272,9 @@ static void launch(CUfunction function, const intptr_t cluster[3],
   std::optional<bool> dependent = isDependentKernel(function);
   if (!dependent)
     return;
-  bool clustered = cluster[0] * cluster[1] * cluster[2] != 1;
-  // A graph of the call (CallGraphs.cpp) takes the kernels' parameters
-  // from `params` as they are now; MLIR's launches never pass `extra`.
-  if (recordingCall() && extra)
-    abandonRecording("a launch passes its parameters in `extra`");
-  if (!*dependent && !clustered) {
-    if (PIT_CHECK(cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
-                                 block[1], block[2], sharedBytes, stream,
-                                 params, extra)) &&
-        recordingCall())
-      recordLaunch(function, cluster, grid, block, sharedBytes, params, false);
-    return;
-  }
   CUlaunchAttribute attributes[2] = {};
   unsigned numAttributes = 0;
-  if (clustered) {
+  if (cluster[0] * cluster[1] * cluster[2] != 1) {
     CUlaunchAttribute &dims = attributes[numAttributes++];
     dims.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     dims.value.clusterDim.x = static_cast<unsigned>(cluster[0]);
@@ -316,13 +303,16 @@ static void launch(CUfunction function, const intptr_t cluster[3],
   config.hStream = stream;
   config.attrs = attributes;
   config.numAttrs = numAttributes;
+  // A graph of the call (CallGraphs.cpp) takes the kernels' parameters
+  // from `params` as they are now; MLIR's launches never pass `extra`.
+  if (recordingCall() && extra)
+    abandonRecording("a launch passes its parameters in `extra`");
   if (!PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)))
     return;
   if (*dependent)
     ++dependentLaunches().launches;
   if (recordingCall())
-    recordLaunch(function, cluster, grid, block, sharedBytes, params,
-                 *dependent);
+    recordLaunch(function, config, params);
 }
 
 PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,

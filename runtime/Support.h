@@ -62,11 +62,11 @@ void countDependentLaunches(uint64_t count);
 /// same arguments launch instead.
 bool recordingCall();
 
-/// Adds a launch that just went onto the call's stream (a dependent one
-/// overlaps the kernel before it, as in the stream).
-void recordLaunch(CUfunction function, const intptr_t cluster[3],
-                  const intptr_t grid[3], const intptr_t block[3],
-                  int32_t sharedBytes, void **params, bool dependent);
+/// Adds a launch that just went onto the call's stream: its attributes
+/// become the node's, but programmatic stream serialization, which becomes
+/// a programmatic edge from the kernel before it.
+void recordLaunch(CUfunction function, const CUlaunchConfig &config,
+                  void **params);
 
 /// Adds a memset of `count` elements of `elementSize` bytes.
 void recordMemset(CUdeviceptr destination, unsigned value,
