@@ -77,15 +77,18 @@ struct CallGraph {
   enum class State {
     Seen,         // ran once, launch by launch
     Recording,    // a thread is recording it; others run launch by launch
-    Recorded,     // `graph` runs it
+    Recorded,     // `executable` runs it
     Unrecordable, // launch by launch from now on
   };
   State state = State::Seen;
   /// Tells this key's entry from a later one of the same key, should the
   /// graphs be dropped while a thread records it.
   uint64_t generation = 0;
-  CUgraphExec graph = nullptr;
+  CUgraphExec executable = nullptr;
   std::vector<CUdeviceptr> kept;
+  /// Recorded after the graph's latest launch: its allocations are freed
+  /// after it, without the stream, which the caller may have destroyed.
+  CUevent launched = nullptr;
   uint64_t dependentLaunches = 0;
   uint64_t lastUse = 0;
 };
@@ -96,6 +99,9 @@ struct CallGraphs {
   uint64_t clock = 0;
   std::atomic<bool> enabled{true};
   std::atomic<uint64_t> launches{0};
+  /// Where dropped graphs' allocations are freed, after their last launch:
+  /// the runtime's own, so that the free never joins a caller's capture.
+  CUstream releaseStream = nullptr;
 };
 
 /// Never destroyed, like the runtime's other records: kernel libraries may
@@ -110,33 +116,42 @@ CallGraphs &callGraphs() {
   return *graphs;
 }
 
-/// Releases a graph and the allocations it kept, after the work queued on
-/// `stream` (its launches). A graph still running is freed when done.
-void release(CUgraphExec graph, const std::vector<CUdeviceptr> &kept,
-             CUstream stream) {
-  if (graph)
-    checkRelease(cuGraphExecDestroy(graph), "cuGraphExecDestroy(graph)");
-  for (CUdeviceptr pointer : kept)
-    if (cuMemFreeAsync(pointer, stream) != CUDA_SUCCESS)
-      checkRelease(cuMemFree(pointer), "cuMemFree(pointer)");
+/// Releases a graph, and the allocations it kept once `launched` has
+/// passed. Nothing waits on the host, and a failure is nobody's call's
+/// error: memory that cannot be freed in order stays allocated. A graph
+/// still running is destroyed when done. `graphs.mutex` is held.
+void release(CallGraphs &graphs, CUgraphExec executable,
+             const std::vector<CUdeviceptr> &kept, CUevent launched) {
+  if (executable)
+    cuGraphExecDestroy(executable);
+  if (!kept.empty() && !graphs.releaseStream &&
+      cuStreamCreate(&graphs.releaseStream, CU_STREAM_NON_BLOCKING) !=
+          CUDA_SUCCESS)
+    graphs.releaseStream = nullptr;
+  bool ordered = graphs.releaseStream &&
+                 (!launched || cuStreamWaitEvent(graphs.releaseStream,
+                                                 launched, 0) == CUDA_SUCCESS);
+  if (ordered)
+    for (CUdeviceptr pointer : kept)
+      cuMemFreeAsync(pointer, graphs.releaseStream);
+  if (launched)
+    cuEventDestroy(launched);
 }
 
 /// Drops least recently used keys until there is room for one more, but
-/// none that a thread records or whose stream is in a capture of the
-/// caller's. `graphs.mutex` is held.
+/// none that a thread records. `graphs.mutex` is held.
 void makeRoom(CallGraphs &graphs) {
   while (graphs.calls.size() >= kMaxCallGraphs) {
     auto oldest = graphs.calls.end();
     for (auto it = graphs.calls.begin(); it != graphs.calls.end(); ++it)
       if (it->second.state != CallGraph::State::Recording &&
           (oldest == graphs.calls.end() ||
-           it->second.lastUse < oldest->second.lastUse) &&
-          // A free queued on a capturing stream would join the capture.
-          !isStreamCapturing(it->first.stream))
+           it->second.lastUse < oldest->second.lastUse))
         oldest = it;
     if (oldest == graphs.calls.end())
       return;
-    release(oldest->second.graph, oldest->second.kept, oldest->first.stream);
+    CallGraph &call = oldest->second;
+    release(graphs, call.executable, call.kept, call.launched);
     graphs.calls.erase(oldest);
   }
 }
@@ -176,8 +191,10 @@ void append(Recording *recording, CUgraphNode node, bool programmatic) {
 CUgraphExec record(PITCudaCallBody body, const void *closure,
                    Recording &recording) {
   if (!checkRecording(recording, cuGraphCreate(&recording.graph, 0),
-                      "cuGraphCreate(&graph, 0)"))
+                      "cuGraphCreate(&graph, 0)")) {
+    body(closure);
     return nullptr;
+  }
   activeRecording = &recording;
   body(closure);
   activeRecording = nullptr;
@@ -274,7 +291,7 @@ void pit::runtime::forgetCallGraphs() {
   CallGraphs &graphs = callGraphs();
   std::lock_guard<std::mutex> lock(graphs.mutex);
   for (auto &[key, call] : graphs.calls)
-    release(call.graph, call.kept, key.stream);
+    release(graphs, call.executable, call.kept, call.launched);
   graphs.calls.clear();
 }
 
@@ -289,8 +306,10 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   CUstream stream = callStream();
   // In a capture of the caller's (torch.cuda.graph), the call's work joins
   // that capture launch by launch, as it did before graphs (a graph
-  // launched into it would end it).
-  if (isStreamCapturing(stream)) {
+  // launched into it would end it). The per-thread default stream is one
+  // handle for many streams: a graph of one thread's call would share its
+  // allocations with another thread's launches.
+  if (stream == CU_STREAM_PER_THREAD || isStreamCapturing(stream)) {
     body(closure);
     return;
   }
@@ -308,7 +327,8 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   call.lastUse = ++graphs.clock;
   if (call.state == CallGraph::State::Recorded) {
     // Under the lock: no other thread drops the graph meanwhile.
-    if (PIT_CHECK(cuGraphLaunch(call.graph, stream))) {
+    if (PIT_CHECK(cuGraphLaunch(call.executable, stream)) &&
+        PIT_CHECK(cuEventRecord(call.launched, stream))) {
       ++graphs.launches;
       countDependentLaunches(call.dependentLaunches);
     }
@@ -323,30 +343,46 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   uint64_t generation = call.generation = ++graphs.clock;
   lock.unlock();
   Recording recording;
-  CUgraphExec graph = record(body, closure, recording);
+  CUgraphExec executable = record(body, closure, recording);
+  // The call's own kernels use the allocations kept: an event after them
+  // orders their release.
+  CUevent launched = nullptr;
+  if (executable &&
+      (cuEventCreate(&launched, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
+       cuEventRecord(launched, stream) != CUDA_SUCCESS))
+    recording.abandoned = "no event to order the release of its memory";
   lock.lock();
   found = graphs.calls.find(callKey);
-  if (found == graphs.calls.end() || found->second.generation != generation) {
-    // Dropped meanwhile (a module unloaded): nothing launches this graph.
-    release(graph, recording.kept, stream);
-    return;
-  }
-  CallGraph &recorded = found->second;
-  if (!graph) {
-    // The call's allocations were kept for a graph: they go now, after the
-    // call's work.
-    recorded.state = CallGraph::State::Unrecordable;
-    release(nullptr, recording.kept, stream);
-    if (!hasError())
+  bool dropped =
+      found == graphs.calls.end() || found->second.generation != generation;
+  if (dropped || !recording.abandoned.empty()) {
+    // Dropped meanwhile (a module unloaded), or no graph: the allocations
+    // kept go after the call's work, on its stream.
+    if (executable)
+      cuGraphExecDestroy(executable);
+    if (launched)
+      cuEventDestroy(launched);
+    for (CUdeviceptr pointer : recording.kept)
+      cuMemFreeAsync(pointer, stream);
+    if (dropped)
+      return;
+    // A call that failed may succeed next time; anything else would not
+    // make a graph either.
+    bool failed = hasError();
+    found->second.state = failed ? CallGraph::State::Seen
+                                 : CallGraph::State::Unrecordable;
+    if (!failed)
       std::fprintf(stderr,
                    "pit-cuda-runtime: calls with these arguments run launch "
                    "by launch, not as a graph: %s\n",
                    recording.abandoned.c_str());
     return;
   }
+  CallGraph &recorded = found->second;
   recorded.state = CallGraph::State::Recorded;
-  recorded.graph = graph;
+  recorded.executable = executable;
   recorded.kept = std::move(recording.kept);
+  recorded.launched = launched;
   recorded.dependentLaunches = recording.dependentLaunches;
 }
 

@@ -135,7 +135,6 @@ struct DependentLaunches {
   std::atomic<uint64_t> launches{0};
 };
 
-
 /// Never destroyed: at process exit a kernel library's destructor may unload
 /// its modules after this library's globals are gone.
 DependentLaunches &dependentLaunches() {
@@ -694,7 +693,7 @@ PIT_EXPORT uint64_t pitCudaTensorMap2D(uint64_t base, int64_t rows,
   auto found = maps.slots.find(key);
   if (found != maps.slots.end()) {
     TensorMapSlot &slot = found->second;
-    if (!slot.settled && slot.copiedOn != stream && capturing) {
+    if (!slot.settled && capturing) {
       if (!PIT_CHECK(cuStreamWaitEvent(stream, slot.copied,
                                        CU_EVENT_WAIT_EXTERNAL)))
         return 0;

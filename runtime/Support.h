@@ -2,7 +2,9 @@
 //
 // Internal to libpit_cuda_runtime (hidden symbols): the calling thread's
 // error, the device, the stream its calls run on, and the count of
-// dependent launches, which CudaRuntime.cpp keeps and CallGraphs.cpp uses.
+// dependent launches, which CudaRuntime.cpp keeps; and the recording of a
+// call into a graph, which CallGraphs.cpp does as CudaRuntime.cpp queues
+// the call's work.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +13,6 @@
 
 #include <cuda.h>
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 

@@ -231,6 +231,28 @@ def check_call_graphs(runtime, directory):
           f"{launch_by_launch} without {'PASS' if counted else 'FAIL'}")
     ok &= counted
 
+    # More keys than the runtime keeps (64): the least recently used are
+    # dropped, their memory freed after their last launch, while calls of
+    # the others go on; a dropped key's calls then record a graph again.
+    pool = torch.empty(70 * 8 + 256 * 256, dtype=torch.float16, device="cuda")
+    views = [pool[8 * i:8 * i + 256 * 256].view(256, 256) for i in range(70)]
+    graph_launches = runtime.pitCudaCallGraphLaunchCount()
+    for view in views + views[:2]:
+        for _ in range(3):
+            view.copy_(sparsify((torch.rand(256, 256, device="cuda") * 2 - 1)
+                                .half(), [32, 1], 0.9))
+            ref = view.double() @ b.double()
+            c.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
+            kernel(view, b, c)
+            right("past the cache's 64 keys", ref)
+    launched = runtime.pitCudaCallGraphLaunchCount() - graph_launches
+    # Three calls a key: the third launches its graph, the first two of the
+    # keys dropped and called again included.
+    evicted = launched == 72
+    print(f"call graphs: 72 keys, {launched} graph launches (expected 72) "
+          f"{'PASS' if evicted else 'FAIL'}")
+    ok &= evicted
+
     # Inside the caller's capture (torch lends its capture stream, as
     # pit's Python runtime does): the calls' work joins the capture, even
     # the second call with these tensors, which would otherwise be
