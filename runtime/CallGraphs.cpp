@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -72,24 +73,64 @@ struct Recording {
 
 thread_local Recording *activeRecording = nullptr;
 
+/// The stream on which dropped graphs' allocations are freed, after their
+/// last launch: the runtime's own, so that the free never joins a
+/// caller's capture; null (their memory then stays) if it cannot be made.
+CUstream releaseStream() {
+  static CUstream stream = [] {
+    CUstream fresh = nullptr;
+    if (cuStreamCreate(&fresh, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+      return CUstream(nullptr);
+    return fresh;
+  }();
+  return stream;
+}
+
+/// A recorded call's graph and what it holds. Shared, so that a thread
+/// launches it without holding the cache's lock: dropping the key while a
+/// launch is being queued releases it after that launch.
+struct RecordedGraph {
+  CUgraphExec executable = nullptr;
+  /// The recorded call's allocations: the graph's kernels use them.
+  std::vector<CUdeviceptr> kept;
+  /// Recorded after the graph's latest launch (always on the key's one
+  /// stream): the allocations are freed after it, without that stream,
+  /// which the caller may have destroyed.
+  CUevent launched = nullptr;
+  uint64_t dependentLaunches = 0;
+
+  RecordedGraph() = default;
+  RecordedGraph(const RecordedGraph &) = delete;
+  RecordedGraph &operator=(const RecordedGraph &) = delete;
+
+  /// Nothing waits on the host, and a failure is nobody's call's error:
+  /// memory that cannot be freed in order stays allocated. A graph still
+  /// running is destroyed when done.
+  ~RecordedGraph() {
+    if (executable)
+      cuGraphExecDestroy(executable);
+    CUstream stream = kept.empty() ? nullptr : releaseStream();
+    if (stream && cuStreamWaitEvent(stream, launched, 0) == CUDA_SUCCESS)
+      for (CUdeviceptr pointer : kept)
+        cuMemFreeAsync(pointer, stream);
+    if (launched)
+      cuEventDestroy(launched);
+  }
+};
+
 /// What is known of the calls with one key.
 struct CallGraph {
   enum class State {
     Seen,         // ran once, launch by launch
     Recording,    // a thread is recording it; others run launch by launch
-    Recorded,     // `executable` runs it
+    Recorded,     // `graph` runs it
     Unrecordable, // launch by launch from now on
   };
   State state = State::Seen;
   /// Tells this key's entry from a later one of the same key, should the
   /// graphs be dropped while a thread records it.
   uint64_t generation = 0;
-  CUgraphExec executable = nullptr;
-  std::vector<CUdeviceptr> kept;
-  /// Recorded after the graph's latest launch: its allocations are freed
-  /// after it, without the stream, which the caller may have destroyed.
-  CUevent launched = nullptr;
-  uint64_t dependentLaunches = 0;
+  std::shared_ptr<RecordedGraph> graph;
   uint64_t lastUse = 0;
 };
 
@@ -99,9 +140,6 @@ struct CallGraphs {
   uint64_t clock = 0;
   std::atomic<bool> enabled{true};
   std::atomic<uint64_t> launches{0};
-  /// Where dropped graphs' allocations are freed, after their last launch:
-  /// the runtime's own, so that the free never joins a caller's capture.
-  CUstream releaseStream = nullptr;
 };
 
 /// Never destroyed, like the runtime's other records: kernel libraries may
@@ -116,30 +154,9 @@ CallGraphs &callGraphs() {
   return *graphs;
 }
 
-/// Releases a graph, and the allocations it kept once `launched` has
-/// passed. Nothing waits on the host, and a failure is nobody's call's
-/// error: memory that cannot be freed in order stays allocated. A graph
-/// still running is destroyed when done. `graphs.mutex` is held.
-void release(CallGraphs &graphs, CUgraphExec executable,
-             const std::vector<CUdeviceptr> &kept, CUevent launched) {
-  if (executable)
-    cuGraphExecDestroy(executable);
-  if (!kept.empty() && !graphs.releaseStream &&
-      cuStreamCreate(&graphs.releaseStream, CU_STREAM_NON_BLOCKING) !=
-          CUDA_SUCCESS)
-    graphs.releaseStream = nullptr;
-  bool ordered = graphs.releaseStream &&
-                 (!launched || cuStreamWaitEvent(graphs.releaseStream,
-                                                 launched, 0) == CUDA_SUCCESS);
-  if (ordered)
-    for (CUdeviceptr pointer : kept)
-      cuMemFreeAsync(pointer, graphs.releaseStream);
-  if (launched)
-    cuEventDestroy(launched);
-}
-
 /// Drops least recently used keys until there is room for one more, but
-/// none that a thread records. `graphs.mutex` is held.
+/// none that a thread records (a graph that a thread is launching goes
+/// once that launch is queued). `graphs.mutex` is held.
 void makeRoom(CallGraphs &graphs) {
   while (graphs.calls.size() >= kMaxCallGraphs) {
     auto oldest = graphs.calls.end();
@@ -150,8 +167,6 @@ void makeRoom(CallGraphs &graphs) {
         oldest = it;
     if (oldest == graphs.calls.end())
       return;
-    CallGraph &call = oldest->second;
-    release(graphs, call.executable, call.kept, call.launched);
     graphs.calls.erase(oldest);
   }
 }
@@ -290,8 +305,6 @@ void pit::runtime::abandonRecording(const char *why) {
 void pit::runtime::forgetCallGraphs() {
   CallGraphs &graphs = callGraphs();
   std::lock_guard<std::mutex> lock(graphs.mutex);
-  for (auto &[key, call] : graphs.calls)
-    release(graphs, call.executable, call.kept, call.launched);
   graphs.calls.clear();
 }
 
@@ -326,11 +339,12 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   CallGraph &call = found->second;
   call.lastUse = ++graphs.clock;
   if (call.state == CallGraph::State::Recorded) {
-    // Under the lock: no other thread drops the graph meanwhile.
-    if (PIT_CHECK(cuGraphLaunch(call.executable, stream)) &&
-        PIT_CHECK(cuEventRecord(call.launched, stream))) {
+    std::shared_ptr<RecordedGraph> graph = call.graph;
+    lock.unlock();
+    if (PIT_CHECK(cuGraphLaunch(graph->executable, stream)) &&
+        PIT_CHECK(cuEventRecord(graph->launched, stream))) {
       ++graphs.launches;
-      countDependentLaunches(call.dependentLaunches);
+      countDependentLaunches(graph->dependentLaunches);
     }
     return;
   }
@@ -378,12 +392,13 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
                    recording.abandoned.c_str());
     return;
   }
-  CallGraph &recorded = found->second;
-  recorded.state = CallGraph::State::Recorded;
-  recorded.executable = executable;
-  recorded.kept = std::move(recording.kept);
-  recorded.launched = launched;
-  recorded.dependentLaunches = recording.dependentLaunches;
+  auto graph = std::make_shared<RecordedGraph>();
+  graph->executable = executable;
+  graph->kept = std::move(recording.kept);
+  graph->launched = launched;
+  graph->dependentLaunches = recording.dependentLaunches;
+  found->second.state = CallGraph::State::Recorded;
+  found->second.graph = std::move(graph);
 }
 
 PIT_EXPORT void pitCudaSetCallGraphs(int enabled) {
