@@ -6,10 +6,11 @@
 // its arguments (the shapes are static, selection chooses on the device,
 // and a stream-ordered call never reads back), so every call with the same
 // arguments on the same stream issues the same work. The second such call
-// runs as usual while each piece of its work is also added to a graph (no
-// stream capture: capturing would fail other threads' device-wide
-// synchronisations while it lasts), and later calls launch the graph: one
-// driver call.
+// is recorded: each piece of work its host code would queue is added to a
+// graph instead (its allocation as the graph's own, freed in it), and the
+// graph is launched; later calls launch the graph again: one driver call.
+// No stream is captured: a capture would make other threads' device-wide
+// synchronisations fail while it lasts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +19,6 @@
 
 #include <cuda.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -36,9 +36,9 @@ using namespace pit::runtime;
 namespace {
 
 /// Enough for the calls a loop alternates between (the benchmark's: two
-/// libraries on six inputs each) while bounding what the graphs hold: each
-/// keeps its call's index buffers.
+/// libraries on six inputs each), while bounding the graphs kept.
 constexpr size_t kMaxCallGraphs = 64;
+constexpr size_t kDroppedGraphsPerTrim = 16;
 
 struct CallKey {
   std::vector<uint64_t> words;
@@ -57,15 +57,13 @@ struct CallKeyHash {
   }
 };
 
-/// A graph being built from the work a call queues.
+/// A graph being built from the work a call's host code queues.
 struct Recording {
   CUgraph graph = nullptr;
   /// The node the next one waits for, and whether it is a kernel (a
   /// dependent launch may then overlap it).
   CUgraphNode last = nullptr;
   bool lastIsKernel = false;
-  /// The call's allocations: its graph's kernels use them.
-  std::vector<CUdeviceptr> kept;
   uint64_t dependentLaunches = 0;
   /// Why the call cannot be a graph; empty while it can.
   std::string abandoned;
@@ -73,49 +71,18 @@ struct Recording {
 
 thread_local Recording *activeRecording = nullptr;
 
-/// The stream on which dropped graphs' allocations are freed, after their
-/// last launch: the runtime's own, so that the free never joins a
-/// caller's capture; null (their memory then stays) if it cannot be made.
-CUstream releaseStream() {
-  static CUstream stream = [] {
-    CUstream fresh = nullptr;
-    if (cuStreamCreate(&fresh, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
-      return CUstream(nullptr);
-    return fresh;
-  }();
-  return stream;
-}
-
-/// A recorded call's graph and what it holds. Shared, so that a thread
-/// launches it without holding the cache's lock: dropping the key while a
-/// launch is being queued releases it after that launch.
+/// A recorded call's executable graph. Shared, so that a thread launches
+/// it without holding the cache's lock; a graph still running when the
+/// last owner lets go is destroyed when done.
 struct RecordedGraph {
   CUgraphExec executable = nullptr;
-  /// The recorded call's allocations: the graph's kernels use them.
-  std::vector<CUdeviceptr> kept;
-  /// Recorded after the graph's latest launch (always on the key's one
-  /// stream): the allocations are freed after it, without that stream,
-  /// which the caller may have destroyed.
-  CUevent launched = nullptr;
   uint64_t dependentLaunches = 0;
 
-  RecordedGraph() = default;
+  RecordedGraph(CUgraphExec executable, uint64_t dependentLaunches)
+      : executable(executable), dependentLaunches(dependentLaunches) {}
   RecordedGraph(const RecordedGraph &) = delete;
   RecordedGraph &operator=(const RecordedGraph &) = delete;
-
-  /// Nothing waits on the host, and a failure is nobody's call's error:
-  /// memory that cannot be freed in order stays allocated. A graph still
-  /// running is destroyed when done.
-  ~RecordedGraph() {
-    if (executable)
-      cuGraphExecDestroy(executable);
-    CUstream stream = kept.empty() ? nullptr : releaseStream();
-    if (stream && cuStreamWaitEvent(stream, launched, 0) == CUDA_SUCCESS)
-      for (CUdeviceptr pointer : kept)
-        cuMemFreeAsync(pointer, stream);
-    if (launched)
-      cuEventDestroy(launched);
-  }
+  ~RecordedGraph() { cuGraphExecDestroy(executable); }
 };
 
 /// What is known of the calls with one key.
@@ -138,6 +105,8 @@ struct CallGraphs {
   std::mutex mutex;
   std::unordered_map<CallKey, CallGraph, CallKeyHash> calls;
   uint64_t clock = 0;
+  /// Graphs dropped since the graph memory was last trimmed.
+  size_t droppedGraphs = 0;
   std::atomic<bool> enabled{true};
   std::atomic<uint64_t> launches{0};
 };
@@ -166,8 +135,16 @@ void makeRoom(CallGraphs &graphs) {
            it->second.lastUse < oldest->second.lastUse))
         oldest = it;
     if (oldest == graphs.calls.end())
-      return;
+      break;
+    graphs.droppedGraphs += oldest->second.graph != nullptr;
     graphs.calls.erase(oldest);
+  }
+  // The graphs' allocations come from the device's graph memory, which
+  // keeps what dropped graphs used until it is trimmed: now and then, not
+  // at every drop, since calls whose tensors keep changing drop one a call.
+  if (graphs.droppedGraphs >= kDroppedGraphsPerTrim) {
+    cuDeviceGraphMemTrim(callDevice());
+    graphs.droppedGraphs = 0;
   }
 }
 
@@ -184,6 +161,12 @@ bool checkRecording(Recording &recording, CUresult result, const char *call) {
 
 #define PIT_RECORD(call) checkRecording(*recording, (call), #call)
 
+/// The recording, while it is still to be kept.
+Recording *liveRecording() {
+  Recording *recording = activeRecording;
+  return recording && recording->abandoned.empty() ? recording : nullptr;
+}
+
 /// Makes `node` the recording's last, after the one before it: fully, or,
 /// for a dependent launch after a kernel, as the stream does, from the
 /// moment that kernel lets its dependents start.
@@ -199,22 +182,20 @@ void append(Recording *recording, CUgraphNode node, bool programmatic) {
       return;
   }
   recording->last = node;
+  recording->lastIsKernel = false;
 }
 
-/// Runs `body(closure)`, the call, while recording its work into a graph.
-/// Returns the graph's executable, or null (the call ran all the same).
+/// Runs `body(closure)`, the call's host code, recording the work it would
+/// queue. Returns the graph's executable, or null (nothing ran).
 CUgraphExec record(PITCudaCallBody body, const void *closure,
                    Recording &recording) {
   if (!checkRecording(recording, cuGraphCreate(&recording.graph, 0),
-                      "cuGraphCreate(&graph, 0)")) {
-    body(closure);
+                      "cuGraphCreate(&graph, 0)"))
     return nullptr;
-  }
   activeRecording = &recording;
   body(closure);
   activeRecording = nullptr;
   CUgraphExec executable = nullptr;
-  // A failed call keeps its error for the entry point to report.
   if (hasError())
     recording.abandoned = "the call failed";
   else if (recording.abandoned.empty())
@@ -225,14 +206,22 @@ CUgraphExec record(PITCudaCallBody body, const void *closure,
   return executable;
 }
 
+/// Launches `graph` on `stream` for one call.
+void launch(CallGraphs &graphs, const RecordedGraph &graph, CUstream stream) {
+  if (!PIT_CHECK(cuGraphLaunch(graph.executable, stream)))
+    return;
+  ++graphs.launches;
+  countDependentLaunches(graph.dependentLaunches);
+}
+
 } // namespace
 
 bool pit::runtime::recordingCall() { return activeRecording != nullptr; }
 
 void pit::runtime::recordLaunch(CUfunction function,
                                 const CUlaunchConfig &config, void **params) {
-  Recording *recording = activeRecording;
-  if (!recording || !recording->abandoned.empty())
+  Recording *recording = liveRecording();
+  if (!recording)
     return;
   CUDA_KERNEL_NODE_PARAMS launch = {};
   launch.func = function;
@@ -267,8 +256,8 @@ void pit::runtime::recordLaunch(CUfunction function,
 
 void pit::runtime::recordMemset(CUdeviceptr destination, unsigned value,
                                 unsigned elementSize, size_t count) {
-  Recording *recording = activeRecording;
-  if (!recording || !recording->abandoned.empty())
+  Recording *recording = liveRecording();
+  if (!recording)
     return;
   CUDA_MEMSET_NODE_PARAMS memset = {};
   memset.dst = destination;
@@ -278,23 +267,36 @@ void pit::runtime::recordMemset(CUdeviceptr destination, unsigned value,
   memset.height = 1;
   CUcontext context = nullptr;
   CUgraphNode node = nullptr;
-  if (!PIT_RECORD(cuCtxGetCurrent(&context)) ||
-      !PIT_RECORD(cuGraphAddMemsetNode(&node, recording->graph, nullptr, 0,
-                                       &memset, context)))
-    return;
+  if (PIT_RECORD(cuCtxGetCurrent(&context)) &&
+      PIT_RECORD(cuGraphAddMemsetNode(&node, recording->graph, nullptr, 0,
+                                      &memset, context)))
+    append(recording, node, false);
+}
+
+CUdeviceptr pit::runtime::recordAllocation(size_t bytes) {
+  Recording *recording = liveRecording();
+  if (!recording)
+    return 0;
+  CUDA_MEM_ALLOC_NODE_PARAMS allocation = {};
+  allocation.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  allocation.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  allocation.poolProps.location.id = callDevice();
+  allocation.bytesize = bytes;
+  CUgraphNode node = nullptr;
+  if (!PIT_RECORD(cuGraphAddMemAllocNode(&node, recording->graph, nullptr, 0,
+                                         &allocation)))
+    return 0;
   append(recording, node, false);
-  recording->lastIsKernel = false;
+  return allocation.dptr;
 }
 
-void pit::runtime::recordAllocation(CUdeviceptr pointer) {
-  if (activeRecording)
-    activeRecording->kept.push_back(pointer);
-}
-
-bool pit::runtime::keepsAllocation(CUdeviceptr pointer) {
-  return activeRecording &&
-         std::find(activeRecording->kept.begin(), activeRecording->kept.end(),
-                   pointer) != activeRecording->kept.end();
+void pit::runtime::recordFree(CUdeviceptr pointer) {
+  Recording *recording = liveRecording();
+  CUgraphNode node = nullptr;
+  if (recording && pointer &&
+      PIT_RECORD(cuGraphAddMemFreeNode(&node, recording->graph, nullptr, 0,
+                                       pointer)))
+    append(recording, node, false);
 }
 
 void pit::runtime::abandonRecording(const char *why) {
@@ -320,8 +322,7 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   // In a capture of the caller's (torch.cuda.graph), the call's work joins
   // that capture launch by launch, as it did before graphs (a graph
   // launched into it would end it). The per-thread default stream is one
-  // handle for many streams: a graph of one thread's call would share its
-  // allocations with another thread's launches.
+  // handle for many streams, which would share one graph's memory.
   if (stream == CU_STREAM_PER_THREAD || isStreamCapturing(stream)) {
     body(closure);
     return;
@@ -341,11 +342,7 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   if (call.state == CallGraph::State::Recorded) {
     std::shared_ptr<RecordedGraph> graph = call.graph;
     lock.unlock();
-    if (PIT_CHECK(cuGraphLaunch(graph->executable, stream)) &&
-        PIT_CHECK(cuEventRecord(graph->launched, stream))) {
-      ++graphs.launches;
-      countDependentLaunches(graph->dependentLaunches);
-    }
+    launch(graphs, *graph, stream);
     return;
   }
   if (call.state != CallGraph::State::Seen) {
@@ -358,47 +355,36 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
   lock.unlock();
   Recording recording;
   CUgraphExec executable = record(body, closure, recording);
-  // The call's own kernels use the allocations kept: an event after them
-  // orders their release.
-  CUevent launched = nullptr;
-  if (executable &&
-      (cuEventCreate(&launched, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
-       cuEventRecord(launched, stream) != CUDA_SUCCESS))
-    recording.abandoned = "no event to order the release of its memory";
   lock.lock();
   found = graphs.calls.find(callKey);
-  bool dropped =
-      found == graphs.calls.end() || found->second.generation != generation;
-  if (dropped || !recording.abandoned.empty()) {
-    // Dropped meanwhile (a module unloaded), or no graph: the allocations
-    // kept go after the call's work, on its stream.
-    if (executable)
-      cuGraphExecDestroy(executable);
-    if (launched)
-      cuEventDestroy(launched);
-    for (CUdeviceptr pointer : recording.kept)
-      cuMemFreeAsync(pointer, stream);
-    if (dropped)
-      return;
-    // A call that failed may succeed next time; anything else would not
-    // make a graph either.
+  bool kept =
+      found != graphs.calls.end() && found->second.generation == generation;
+  if (!executable) {
+    // Nothing ran: the call runs launch by launch, unless it failed. A call
+    // that failed may be recorded next time; any other reason stays.
     bool failed = hasError();
-    found->second.state = failed ? CallGraph::State::Seen
-                                 : CallGraph::State::Unrecordable;
-    if (!failed)
-      std::fprintf(stderr,
-                   "pit-cuda-runtime: calls with these arguments run launch "
-                   "by launch, not as a graph: %s\n",
-                   recording.abandoned.c_str());
+    if (kept)
+      found->second.state = failed ? CallGraph::State::Seen
+                                   : CallGraph::State::Unrecordable;
+    lock.unlock();
+    if (failed)
+      return;
+    std::fprintf(stderr,
+                 "pit-cuda-runtime: calls with these arguments run launch "
+                 "by launch, not as a graph: %s\n",
+                 recording.abandoned.c_str());
+    body(closure);
     return;
   }
-  auto graph = std::make_shared<RecordedGraph>();
-  graph->executable = executable;
-  graph->kept = std::move(recording.kept);
-  graph->launched = launched;
-  graph->dependentLaunches = recording.dependentLaunches;
-  found->second.state = CallGraph::State::Recorded;
-  found->second.graph = std::move(graph);
+  auto graph =
+      std::make_shared<RecordedGraph>(executable, recording.dependentLaunches);
+  // Dropped meanwhile (a module unloaded): the graph runs this call only.
+  if (kept) {
+    found->second.state = CallGraph::State::Recorded;
+    found->second.graph = graph;
+  }
+  lock.unlock();
+  launch(graphs, *graph, stream);
 }
 
 PIT_EXPORT void pitCudaSetCallGraphs(int enabled) {

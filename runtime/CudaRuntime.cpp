@@ -101,6 +101,8 @@ Device *getDevice() {
 
 bool pit::runtime::ready() { return !hasError() && getDevice(); }
 
+CUdevice pit::runtime::callDevice() { return getDevice()->device; }
+
 PIT_EXPORT const char *pitCudaTakeError() {
   if (!hasError())
     return nullptr;
@@ -302,16 +304,19 @@ static void launch(CUfunction function, const intptr_t cluster[3],
   config.hStream = stream;
   config.attrs = attributes;
   config.numAttrs = numAttributes;
-  // A graph of the call (CallGraphs.cpp) takes the kernels' parameters
-  // from `params` as they are now; MLIR's launches never pass `extra`.
-  if (recordingCall() && extra)
-    abandonRecording("a launch passes its parameters in `extra`");
-  if (!PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)))
+  // A call being recorded (CallGraphs.cpp) becomes a graph's node, which
+  // takes the kernel's parameters from `params` as they are now (MLIR's
+  // launches never pass `extra`).
+  if (recordingCall()) {
+    if (extra)
+      abandonRecording("a launch passes its parameters in `extra`");
+    else
+      recordLaunch(function, config, params);
     return;
-  if (*dependent)
+  }
+  if (PIT_CHECK(cuLaunchKernelEx(&config, function, params, extra)) &&
+      *dependent)
     ++dependentLaunches().launches;
-  if (recordingCall())
-    recordLaunch(function, config, params);
 }
 
 PIT_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
@@ -478,8 +483,10 @@ PIT_EXPORT void mgpuStreamSynchronize(CUstream stream) {
 }
 
 PIT_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
-  if (recordingCall())
+  if (recordingCall()) {
     abandonRecording("the call waits for an event");
+    return;
+  }
   if (ready())
     PIT_CHECK(cuStreamWaitEvent(stream, event, /*flags=*/0));
 }
@@ -502,8 +509,10 @@ PIT_EXPORT void mgpuEventSynchronize(CUevent event) {
 }
 
 PIT_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
-  if (recordingCall())
+  if (recordingCall()) {
     abandonRecording("the call records an event");
+    return;
+  }
   if (ready())
     PIT_CHECK(cuEventRecord(event, stream));
 }
@@ -537,6 +546,9 @@ PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
     recordError("host-shared (managed) allocations are not supported");
     return nullptr;
   }
+  // A call being recorded allocates in its graph (freed there too).
+  if (recordingCall())
+    return reinterpret_cast<void *>(recordAllocation(sizeBytes));
   // Stream-ordered when there is a stream: no device-wide synchronisation,
   // and the pool reuses the index buffers of earlier calls.
   if (stream) {
@@ -545,8 +557,6 @@ PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
   } else {
     PIT_CHECK(cuMemAlloc(&pointer, sizeBytes));
   }
-  if (pointer && recordingCall())
-    recordAllocation(pointer);
   return reinterpret_cast<void *>(pointer);
 }
 
@@ -554,8 +564,10 @@ PIT_EXPORT void mgpuMemFree(void *pointer, CUstream stream) {
   if (!pointer)
     return;
   CUdeviceptr device = reinterpret_cast<CUdeviceptr>(pointer);
-  if (keepsAllocation(device))
+  if (recordingCall()) {
+    recordFree(device);
     return;
+  }
   if (stream)
     checkRelease(cuMemFreeAsync(device, stream), "cuMemFreeAsync(pointer)");
   else
@@ -564,8 +576,10 @@ PIT_EXPORT void mgpuMemFree(void *pointer, CUstream stream) {
 
 PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                            CUstream stream) {
-  if (recordingCall())
+  if (recordingCall()) {
     abandonRecording("the call copies memory");
+    return;
+  }
   if (ready())
     PIT_CHECK(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                             reinterpret_cast<CUdeviceptr>(src), sizeBytes,
@@ -575,17 +589,19 @@ PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
 PIT_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
                              CUstream stream) {
   CUdeviceptr device = reinterpret_cast<CUdeviceptr>(dst);
-  if (ready() && PIT_CHECK(cuMemsetD32Async(device, value, count, stream)) &&
-      recordingCall())
+  if (recordingCall())
     recordMemset(device, value, 4, count);
+  else if (ready())
+    PIT_CHECK(cuMemsetD32Async(device, value, count, stream));
 }
 
 PIT_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
                              CUstream stream) {
   CUdeviceptr device = reinterpret_cast<CUdeviceptr>(dst);
-  if (ready() && PIT_CHECK(cuMemsetD16Async(device, value, count, stream)) &&
-      recordingCall())
+  if (recordingCall())
     recordMemset(device, value, 2, count);
+  else if (ready())
+    PIT_CHECK(cuMemsetD16Async(device, value, count, stream));
 }
 
 PIT_EXPORT void mgpuSetDefaultDevice(int32_t /*ordinal*/) {

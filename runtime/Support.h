@@ -37,6 +37,9 @@ void checkRelease(CUresult result, const char *call);
 /// True when the call may go ahead: no pending error and a device.
 bool ready();
 
+/// The device the calls run on (after ready()).
+CUdevice callDevice();
+
 /// Whether the calling thread's calls are stream-ordered (a stream is
 /// lent, pitCudaSetStream): they queue their work and never wait for it.
 bool callsAreStreamOrdered();
@@ -58,14 +61,14 @@ void countDependentLaunches(uint64_t count);
 // Recording a call into a graph (CallGraphs.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Whether the calling thread's call is being recorded: the work it queues
-/// runs as usual and is also added to a graph that later calls with the
-/// same arguments launch instead.
+/// Whether the calling thread's call is being recorded: the work it would
+/// queue is added to a graph instead, which then runs it (and the later
+/// calls with the same arguments) in one launch.
 bool recordingCall();
 
-/// Adds a launch that just went onto the call's stream: its attributes
-/// become the node's, but programmatic stream serialization, which becomes
-/// a programmatic edge from the kernel before it.
+/// Adds a launch: its attributes become the node's, but programmatic
+/// stream serialization, which becomes a programmatic edge from the kernel
+/// before it.
 void recordLaunch(CUfunction function, const CUlaunchConfig &config,
                   void **params);
 
@@ -73,14 +76,13 @@ void recordLaunch(CUfunction function, const CUlaunchConfig &config,
 void recordMemset(CUdeviceptr destination, unsigned value,
                   unsigned elementSize, size_t count);
 
-/// Keeps an allocation of the call for the graph's launches: the call's own
-/// free of it (keepsAllocation) is skipped, and the graph frees it when it
-/// is dropped.
-void recordAllocation(CUdeviceptr pointer);
-bool keepsAllocation(CUdeviceptr pointer);
+/// Adds an allocation of `bytes`, and returns its address in the graph's
+/// launches (0 once the recording is abandoned); and its free.
+CUdeviceptr recordAllocation(size_t bytes);
+void recordFree(CUdeviceptr pointer);
 
-/// The call does something a graph of its work would not repeat (`why`):
-/// it keeps running launch by launch.
+/// The call does something a graph would not repeat (`why`): nothing it
+/// queues is kept, and it runs again launch by launch.
 void abandonRecording(const char *why);
 
 /// Drops every graph of recorded calls: their kernels may belong to a

@@ -97,23 +97,22 @@ typedef void (*PITCudaCallBody)(const void *closure);
 /// Runs `body(closure)`, one call whose host code depends only on the
 /// `keyLength` words of `key` (the entry point gives its body and its
 /// tensors' addresses). Where the calling thread lent a stream, a call with
-/// a key seen before on that stream runs as a CUDA graph: the second call
-/// runs launch by launch while its memsets and launches are also added to
-/// a graph (dependent launches as programmatic edges, clusters as node
-/// attributes), and the calls after it launch that graph, one driver call
-/// instead of one for each launch (and an event record, which orders the
-/// release of the graph's memory). The graph keeps the second call's
-/// allocations (its index) until it is dropped, so that call holds them
-/// all until it ends. No stream is captured, so other threads may
-/// synchronise meanwhile, and a stream may be destroyed at any time. A call
-/// whose host code does what a graph would not repeat (copies, events)
-/// runs launch by launch, and so do calls without a lent stream (they wait
-/// for their work, which a graph would not shorten), on the per-thread
-/// default stream, or on a stream the caller is capturing (their work joins
-/// the caller's graph). At most 64 keys are kept (calls seen once count),
-/// the least recently used dropped; a graph's first kernel starts after
-/// the work before it in the stream ends (a dependent launch would overlap
-/// its tail).
+/// a key seen before on that stream runs as a CUDA graph: at the second
+/// call the runtime records the work the host code would queue into a
+/// graph instead (memsets, launches with dependent ones as programmatic
+/// edges and clusters as node attributes, the allocation as the graph's
+/// own) and launches it; later calls launch it again, one driver call
+/// instead of one for each launch. No stream is captured, so other threads
+/// may synchronise meanwhile. A call whose host code does what a graph
+/// would not repeat (copies, events) runs launch by launch instead, and so
+/// do calls without a lent stream (they wait for their work, which a graph
+/// would not shorten), on the per-thread default stream, or on a stream
+/// the caller is capturing (their work joins the caller's graph). At most
+/// 64 keys are kept (calls seen once count), the least recently used
+/// dropped. Recording a call costs the host about 100 us, so calls whose
+/// tensors change every call or two are slower with graphs: turn them off
+/// there. A graph's first kernel starts after the work before it in the
+/// stream ends (a dependent launch would overlap its tail).
 void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
                     PITCudaCallBody body, const void *closure);
 
