@@ -19,6 +19,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -65,8 +66,13 @@ struct Recording {
   CUgraphNode last = nullptr;
   bool lastIsKernel = false;
   uint64_t dependentLaunches = 0;
-  /// Why the call cannot be a graph; empty while it can.
+  /// The graph's allocations not yet freed in it: a graph launched again
+  /// while one of its allocations is still live fails.
+  std::vector<CUdeviceptr> live;
+  /// Why the call cannot be a graph; empty while it can. A driver's failure
+  /// may pass (`retry`); what the call does would not.
   std::string abandoned;
+  bool retry = false;
 };
 
 thread_local Recording *activeRecording = nullptr;
@@ -77,6 +83,9 @@ thread_local Recording *activeRecording = nullptr;
 struct RecordedGraph {
   CUgraphExec executable = nullptr;
   uint64_t dependentLaunches = 0;
+  /// Launches of one executable graph must not overlap on the host (the
+  /// driver's rule); threads lending the same stream share a key.
+  std::mutex launching;
 
   RecordedGraph(CUgraphExec executable, uint64_t dependentLaunches)
       : executable(executable), dependentLaunches(dependentLaunches) {}
@@ -123,6 +132,15 @@ CallGraphs &callGraphs() {
   return *graphs;
 }
 
+/// Returns to the driver the graph memory that dropped graphs used (it
+/// keeps it cached until then). Quietly: also at process exit, when the
+/// driver may be gone.
+void trimGraphMemory() {
+  CUdevice device = 0;
+  if (cuCtxGetDevice(&device) == CUDA_SUCCESS)
+    cuDeviceGraphMemTrim(device);
+}
+
 /// Drops least recently used keys until there is room for one more, but
 /// none that a thread records (a graph that a thread is launching goes
 /// once that launch is queued). `graphs.mutex` is held.
@@ -139,11 +157,10 @@ void makeRoom(CallGraphs &graphs) {
     graphs.droppedGraphs += oldest->second.graph != nullptr;
     graphs.calls.erase(oldest);
   }
-  // The graphs' allocations come from the device's graph memory, which
-  // keeps what dropped graphs used until it is trimmed: now and then, not
-  // at every drop, since calls whose tensors keep changing drop one a call.
+  // Now and then, not at every drop: calls whose tensors keep changing
+  // drop a graph a call.
   if (graphs.droppedGraphs >= kDroppedGraphsPerTrim) {
-    cuDeviceGraphMemTrim(callDevice());
+    trimGraphMemory();
     graphs.droppedGraphs = 0;
   }
 }
@@ -156,6 +173,7 @@ bool checkRecording(Recording &recording, CUresult result, const char *call) {
   const char *name = nullptr;
   cuGetErrorName(result, &name);
   recording.abandoned = std::string(call) + " failed: " + (name ? name : "?");
+  recording.retry = true;
   return false;
 }
 
@@ -196,9 +214,13 @@ CUgraphExec record(PITCudaCallBody body, const void *closure,
   body(closure);
   activeRecording = nullptr;
   CUgraphExec executable = nullptr;
-  if (hasError())
+  if (hasError()) {
     recording.abandoned = "the call failed";
-  else if (recording.abandoned.empty())
+    recording.retry = true;
+  } else if (recording.abandoned.empty() && !recording.live.empty()) {
+    recording.abandoned = "the call leaves an allocation unfreed";
+  }
+  if (recording.abandoned.empty())
     checkRecording(recording,
                    cuGraphInstantiate(&executable, recording.graph, 0),
                    "cuGraphInstantiate(&executable, graph, 0)");
@@ -207,7 +229,8 @@ CUgraphExec record(PITCudaCallBody body, const void *closure,
 }
 
 /// Launches `graph` on `stream` for one call.
-void launch(CallGraphs &graphs, const RecordedGraph &graph, CUstream stream) {
+void launch(CallGraphs &graphs, RecordedGraph &graph, CUstream stream) {
+  std::lock_guard<std::mutex> lock(graph.launching);
   if (!PIT_CHECK(cuGraphLaunch(graph.executable, stream)))
     return;
   ++graphs.launches;
@@ -287,14 +310,24 @@ CUdeviceptr pit::runtime::recordAllocation(size_t bytes) {
                                          &allocation)))
     return 0;
   append(recording, node, false);
+  recording->live.push_back(allocation.dptr);
   return allocation.dptr;
 }
 
 void pit::runtime::recordFree(CUdeviceptr pointer) {
   Recording *recording = liveRecording();
   CUgraphNode node = nullptr;
-  if (recording && pointer &&
-      PIT_RECORD(cuGraphAddMemFreeNode(&node, recording->graph, nullptr, 0,
+  if (!recording || !pointer)
+    return;
+  // Memory the graph did not allocate (a caller's) is not its to free.
+  auto live = std::find(recording->live.begin(), recording->live.end(),
+                        pointer);
+  if (live == recording->live.end()) {
+    abandonRecording("the call frees memory it did not allocate");
+    return;
+  }
+  recording->live.erase(live);
+  if (PIT_RECORD(cuGraphAddMemFreeNode(&node, recording->graph, nullptr, 0,
                                        pointer)))
     append(recording, node, false);
 }
@@ -307,7 +340,11 @@ void pit::runtime::abandonRecording(const char *why) {
 void pit::runtime::forgetCallGraphs() {
   CallGraphs &graphs = callGraphs();
   std::lock_guard<std::mutex> lock(graphs.mutex);
+  if (graphs.calls.empty())
+    return;
   graphs.calls.clear();
+  graphs.droppedGraphs = 0;
+  trimGraphMemory();
 }
 
 PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
@@ -361,11 +398,12 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
       found != graphs.calls.end() && found->second.generation == generation;
   if (!executable) {
     // Nothing ran: the call runs launch by launch, unless it failed. A call
-    // that failed may be recorded next time; any other reason stays.
+    // that failed, or whose recording a driver's failure stopped, may be
+    // recorded next time; any other reason stays.
     bool failed = hasError();
     if (kept)
-      found->second.state = failed ? CallGraph::State::Seen
-                                   : CallGraph::State::Unrecordable;
+      found->second.state = recording.retry ? CallGraph::State::Seen
+                                            : CallGraph::State::Unrecordable;
     lock.unlock();
     if (failed)
       return;

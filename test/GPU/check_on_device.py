@@ -63,13 +63,14 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
     for sparsity in sparsities:
         chose = ""
         for _ in range(calls):
-            if template in (kernels.MATMUL, kernels.MATMUL_CLEARED):
+            if template in (kernels.MATMUL, kernels.MATMUL_CLEARED,
+                            kernels.MATMUL_UNFREED_TEMPORARY):
                 a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
                 b = rand(params["k"], params["n"])
                 c = rand(params["m"], params["n"], dtype=TORCH_DTYPE[params["ct"]])
                 # C = A x B overwrites C, whose random values are the poison.
                 ref = a.double() @ b.double()
-                if template is kernels.MATMUL:
+                if template is not kernels.MATMUL_CLEARED:
                     ref += c.double()
                 args = (a, b, c)
             elif template is kernels.COUNT:
@@ -252,6 +253,26 @@ def check_call_graphs(runtime, directory):
     print(f"call graphs: 72 keys, {launched} graph launches (expected 144) "
           f"{'PASS' if evicted else 'FAIL'}")
     ok &= evicted
+
+    # A program whose host code leaves an allocation unfreed cannot be a
+    # graph (a graph is not launched again while one of its allocations
+    # lives): its calls with the same tensors run launch by launch, right.
+    unfreed = Kernel(directory / "small_matmul_unfreed_256_32x1_2.so")
+    c32 = fresh(torch.float32)
+    graph_launches = runtime.pitCudaCallGraphLaunchCount()
+    for _ in range(4):
+        ref = fill(0.9).double()
+        c32.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
+        ref += c32.double()
+        unfreed(a, b, c32)
+        error = relative_error(c32, ref)
+        if error >= TOLERANCE[torch.float32]:
+            print(f"call graphs, unfreed temporary: rel err {error:.2e} FAIL")
+            ok = False
+    none = runtime.pitCudaCallGraphLaunchCount() == graph_launches
+    print(f"call graphs: a call that leaves an allocation unfreed runs launch "
+          f"by launch {'PASS' if none else 'FAIL'}")
+    ok &= none
 
     # Inside the caller's capture (torch lends its capture stream, as
     # pit's Python runtime does): the calls' work joins the capture, even

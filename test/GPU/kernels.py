@@ -9,6 +9,20 @@ MATMUL = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, 
 }}
 """
 
+# C += A x B through a temporary that the program never frees: its host
+# code allocates without a matching free, which a call graph cannot repeat
+# (the runtime runs such calls launch by launch).
+MATMUL_UNFREED_TEMPORARY = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
+  %zero = arith.constant 0.0 : {ct}
+  %product = memref.alloc() : memref<{m}x{n}x{ct}>
+  linalg.fill ins(%zero : {ct}) outs(%product : memref<{m}x{n}x{ct}>)
+  linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
+      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%product : memref<{m}x{n}x{ct}>)
+  linalg.add ins(%product, %c : memref<{m}x{n}x{ct}>, memref<{m}x{n}x{ct}>) outs(%c : memref<{m}x{n}x{ct}>)
+  return
+}}
+"""
+
 # C = A x B: C cleared first, so the STile's write overwrites it.
 MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
   %zero = arith.constant 0.0 : {ct}
@@ -103,6 +117,8 @@ def cases():
     for t in ["f16", "bf16"]:
         out.append((f"small_matmul_{t}_256_64x64_2", MATMUL,
                     dict(m=256, n=256, k=256, t=t, mt="64x64"), 2, False))
+    out.append(("small_matmul_unfreed_256_32x1_2", MATMUL_UNFREED_TEMPORARY,
+                dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1"), 2, False))
     # Compiled for sm_80: no dependent launches (griddepcontrol needs sm_90),
