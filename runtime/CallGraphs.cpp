@@ -28,6 +28,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #define PIT_EXPORT extern "C" __attribute__((visibility("default")))
@@ -118,6 +119,9 @@ struct CallGraphs {
   size_t droppedGraphs = 0;
   std::atomic<bool> enabled{true};
   std::atomic<uint64_t> launches{0};
+  /// The host code (bodies) whose calls were said to run launch by launch:
+  /// said once, not for every set of tensors.
+  std::unordered_set<uint64_t> toldUnrecordable;
 };
 
 /// Never destroyed, like the runtime's other records: kernel libraries may
@@ -258,8 +262,8 @@ void pit::runtime::recordLaunch(CUfunction function,
   // The driver copies the parameters' values now, as a launch does.
   launch.kernelParams = params;
   CUgraphNode node = nullptr;
-  if (!PIT_RECORD(cuGraphAddKernelNode(&node, recording->graph, nullptr, 0,
-                                       &launch)))
+  if (!PIT_RECORD(
+          cuGraphAddKernelNode(&node, recording->graph, nullptr, 0, &launch)))
     return;
   bool dependent = false;
   for (unsigned i = 0; i < config.numAttrs; ++i) {
@@ -320,15 +324,15 @@ void pit::runtime::recordFree(CUdeviceptr pointer) {
   if (!recording || !pointer)
     return;
   // Memory the graph did not allocate (a caller's) is not its to free.
-  auto live = std::find(recording->live.begin(), recording->live.end(),
-                        pointer);
+  auto live =
+      std::find(recording->live.begin(), recording->live.end(), pointer);
   if (live == recording->live.end()) {
     abandonRecording("the call frees memory it did not allocate");
     return;
   }
   recording->live.erase(live);
-  if (PIT_RECORD(cuGraphAddMemFreeNode(&node, recording->graph, nullptr, 0,
-                                       pointer)))
+  if (PIT_RECORD(
+          cuGraphAddMemFreeNode(&node, recording->graph, nullptr, 0, pointer)))
     append(recording, node, false);
 }
 
@@ -404,13 +408,17 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
     if (kept)
       found->second.state = recording.retry ? CallGraph::State::Seen
                                             : CallGraph::State::Unrecordable;
+    bool tell = !failed && graphs.toldUnrecordable
+                               .insert(reinterpret_cast<uintptr_t>(body))
+                               .second;
     lock.unlock();
     if (failed)
       return;
-    std::fprintf(stderr,
-                 "pit-cuda-runtime: calls with these arguments run launch "
-                 "by launch, not as a graph: %s\n",
-                 recording.abandoned.c_str());
+    if (tell)
+      std::fprintf(stderr,
+                   "pit-cuda-runtime: calls of this function run launch by "
+                   "launch, not as a graph: %s\n",
+                   recording.abandoned.c_str());
     body(closure);
     return;
   }
