@@ -23,6 +23,11 @@ void mlir::pit::addBufferizationPasses(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   pm.addPass(createPITWriteResultsIntoArguments());
+  // The buffers of intermediate results, freed after their last use.
+  pm.addPass(createPITFreeTemporaries());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void mlir::pit::addLowerToLLVMPasses(OpPassManager &pm) {

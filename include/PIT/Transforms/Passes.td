@@ -132,6 +132,38 @@ def PITSparsify : Pass<"pit-sparsify"> {
   ];
 }
 
+def PITFreeTemporaries : Pass<"pit-free-temporaries", "ModuleOp"> {
+  let summary = "Frees the buffers a bufferized function allocates and does "
+                "not return";
+  let description = [{
+    One-shot bufferization allocates a buffer for every tensor that no
+    argument holds (an intermediate result), and frees none of them: a
+    compiled function would leak them at every call. This pass runs
+    upstream's ownership-based buffer deallocation on each such function,
+    so that every buffer it allocates is freed once its last use is done;
+    `pit-bufferize` then simplifies and lowers the deallocations to
+    `memref.dealloc`.
+
+    ```
+    %t = memref.alloc() : memref<256x256xf32>
+    linalg.matmul ins(%a, %b : ...) outs(%t : memref<256x256xf32>)
+    linalg.add ins(%t, %c : ...) outs(%c : memref<256x256xf32>)
+    // added: memref.dealloc %t (after lowering)
+    ```
+
+    Matches: function bodies that allocate memrefs (`memref.alloc`).
+    Leaves alone, with a remark: functions that free memory themselves
+    (`memref.dealloc`): they manage their buffers, and the deallocation
+    analysis does not take a program's own frees.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def PITWriteResultsIntoArguments
     : Pass<"pit-write-results-into-arguments", "ModuleOp"> {
   let summary = "Drops function results that are one of the function's "
