@@ -64,7 +64,8 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
         chose = ""
         for _ in range(calls):
             if template in (kernels.MATMUL, kernels.MATMUL_CLEARED,
-                            kernels.MATMUL_UNFREED_TEMPORARY):
+                            kernels.MATMUL_UNFREED_TEMPORARY,
+                            kernels.MATMUL_TENSOR_TEMPORARY):
                 a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
                 b = rand(params["k"], params["n"])
                 c = rand(params["m"], params["n"], dtype=TORCH_DTYPE[params["ct"]])
@@ -273,6 +274,23 @@ def check_call_graphs(runtime, directory):
     print(f"call graphs: a call that leaves an allocation unfreed runs launch "
           f"by launch {'PASS' if none else 'FAIL'}")
     ok &= none
+    # On tensors, pit-bufferize frees the same temporary: the calls become
+    # graphs (the second records, the rest launch it).
+    freed = Kernel(directory / "small_matmul_tensor_temporary_256_32x1_2.so")
+    graph_launches = runtime.pitCudaCallGraphLaunchCount()
+    for _ in range(4):
+        ref = fill(0.9).double()
+        c32.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
+        ref += c32.double()
+        freed(a, b, c32)
+        error = relative_error(c32, ref)
+        if error >= TOLERANCE[torch.float32]:
+            print(f"call graphs, freed temporary: rel err {error:.2e} FAIL")
+            ok = False
+    launched = runtime.pitCudaCallGraphLaunchCount() - graph_launches
+    print(f"call graphs: a temporary pit-bufferize frees, {launched} graph "
+          f"launches of 4 calls (expected 3) {'PASS' if launched == 3 else 'FAIL'}")
+    ok &= launched == 3
 
     # Inside the caller's capture (torch lends its capture stream, as
     # pit's Python runtime does): the calls' work joins the capture, even

@@ -27,6 +27,19 @@ MATMUL_UNFREED_TEMPORARY = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: mem
 }}
 """
 
+# The same on tensors: pit-bufferize frees the product's buffer
+# (pit-free-temporaries), so its calls run as graphs.
+MATMUL_TENSOR_TEMPORARY = """func.func @kernel(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>, %c: tensor<{m}x{n}x{ct}>) -> tensor<{m}x{n}x{ct}> {{
+  %zero = arith.constant 0.0 : {ct}
+  %empty = tensor.empty() : tensor<{m}x{n}x{ct}>
+  %cleared = linalg.fill ins(%zero : {ct}) outs(%empty : tensor<{m}x{n}x{ct}>) -> tensor<{m}x{n}x{ct}>
+  %product = linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
+      ins(%a, %b : tensor<{m}x{k}x{t}>, tensor<{k}x{n}x{t}>) outs(%cleared : tensor<{m}x{n}x{ct}>) -> tensor<{m}x{n}x{ct}>
+  %sum = linalg.add ins(%product, %c : tensor<{m}x{n}x{ct}>, tensor<{m}x{n}x{ct}>) outs(%c : tensor<{m}x{n}x{ct}>) -> tensor<{m}x{n}x{ct}>
+  return %sum : tensor<{m}x{n}x{ct}>
+}}
+"""
+
 # C = A x B: C cleared first, so the STile's write overwrites it.
 MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
   %zero = arith.constant 0.0 : {ct}
@@ -122,6 +135,9 @@ def cases():
         out.append((f"small_matmul_{t}_256_64x64_2", MATMUL,
                     dict(m=256, n=256, k=256, t=t, mt="64x64"), 2, False))
     out.append(("small_matmul_unfreed_256_32x1_2", MATMUL_UNFREED_TEMPORARY,
+                dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
+    out.append(("small_matmul_tensor_temporary_256_32x1_2",
+                MATMUL_TENSOR_TEMPORARY,
                 dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1"), 2, False))
