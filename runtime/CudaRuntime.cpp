@@ -36,18 +36,20 @@ struct Device {
   bool ready = false;
 };
 
+/// Records the first failure of the thread (and prints it); later ones
+/// follow from it.
+void recordError(const std::string &message) {
+  if (!pendingError.empty())
+    return;
+  pendingError = message;
+  std::fprintf(stderr, "pit-cuda-runtime: %s\n", message.c_str());
+}
+
 } // namespace
 
 namespace pit::runtime {
 
 bool hasError() { return !pendingError.empty(); }
-
-void recordError(const std::string &message) {
-  if (hasError())
-    return;
-  pendingError = message;
-  std::fprintf(stderr, "pit-cuda-runtime: %s\n", message.c_str());
-}
 
 bool check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
@@ -60,14 +62,21 @@ bool check(CUresult result, const char *call) {
   return false;
 }
 
+} // namespace pit::runtime
+
+using namespace pit::runtime;
+
+namespace {
+
+/// Checks a release (unload, destroy, free). At process exit the driver may
+/// already be shut down and have released everything itself: that is not an
+/// error worth reporting.
 void checkRelease(CUresult result, const char *call) {
   if (result != CUDA_ERROR_DEINITIALIZED)
     check(result, call);
 }
 
-} // namespace pit::runtime
-
-using namespace pit::runtime;
+} // namespace
 
 namespace {
 

@@ -14,25 +14,16 @@
 #include <cuda.h>
 
 #include <cstdint>
-#include <string>
 
 namespace pit::runtime {
 
 /// Whether the calling thread has an error pending.
 bool hasError();
 
-/// Records the first failure of the thread (and prints it); later ones
-/// follow from it.
-void recordError(const std::string &message);
-
 /// Checks a driver call; `call` is its text, for the message.
 bool check(CUresult result, const char *call);
 
 #define PIT_CHECK(call) ::pit::runtime::check((call), #call)
-
-/// Checks a release (unload, destroy, free), where a driver already shut
-/// down at process exit is no error.
-void checkRelease(CUresult result, const char *call);
 
 /// True when the call may go ahead: no pending error and a device.
 bool ready();
