@@ -21,11 +21,16 @@ def number(value):
     return value if isinstance(value, float) else None
 
 
+def range_text(values):
+    """Sorted values as text: their range and median."""
+    return (f"{values[0]:.2f}-{values[-1]:.2f} (median "
+            f"{values[len(values) // 2]:.2f})")
+
+
 def spread(ratios):
     """Sorted ratios to the oracle as text: their range, median, and how
     many are within 10%."""
-    return (f"{ratios[0]:.2f}-{ratios[-1]:.2f} (median "
-            f"{ratios[len(ratios) // 2]:.2f}), within 10% on "
+    return (f"{range_text(ratios)}, within 10% on "
             f"{sum(q <= 1.10 for q in ratios)} of {len(ratios)}")
 
 
@@ -38,9 +43,8 @@ def selection_summary(results):
     ratios = sorted(r["pit"] / r["oracle"] for r in rows)
     added = sorted((r["pit"] - r["oracle"]) * 1e3 for r in rows)
     within = sum(q <= 1.10 for q in ratios)
-    summary = (f"Selection: PIT / oracle {ratios[0]:.2f}-{ratios[-1]:.2f} "
-               f"(median {ratios[len(ratios) // 2]:.2f}); within 10% of the "
-               f"oracle on {within} of {len(rows)} cases; PIT - oracle "
+    summary = (f"Selection: PIT / oracle {range_text(ratios)}; within 10% of "
+               f"the oracle on {within} of {len(rows)} cases; PIT - oracle "
                f"{added[0]:.0f}-{added[-1]:.0f} us (median "
                f"{added[len(added) // 2]:.0f} us).")
     chosen = sorted(r["chosen_forced"] / r["oracle"] for r in rows
@@ -67,8 +71,7 @@ def selection_summary(results):
         saved = sorted((r["select_launches"] - r["select_graphs"]) * 1e3
                        for r in rows if number(r.get("select_graphs")))
         summary += (f" Launch by launch / with call graphs, timed apart: "
-                    f"{graphs[0]:.2f}-{graphs[-1]:.2f} (median "
-                    f"{graphs[len(graphs) // 2]:.2f}); graphs save "
+                    f"{range_text(graphs)}; graphs save "
                     f"{saved[0]:.0f} to {saved[-1]:.0f} us a call.")
     return summary
 

@@ -255,39 +255,38 @@ def check_call_graphs(runtime, directory):
           f"{'PASS' if evicted else 'FAIL'}")
     ok &= evicted
 
+    c32 = fresh(torch.float32)
+
+    def accumulating_calls(library, what):
+        """Four calls of `library` (C += A x B through a temporary) with the
+        same tensors, new data each time, every result checked; returns how
+        many of them launched a graph."""
+        nonlocal ok
+        accumulate = Kernel(directory / f"{library}.so")
+        graph_launches = runtime.pitCudaCallGraphLaunchCount()
+        for _ in range(4):
+            ref = fill(0.9)
+            c32.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
+            ref += c32.double()
+            accumulate(a, b, c32)
+            error = relative_error(c32, ref)
+            if error >= TOLERANCE[torch.float32]:
+                print(f"call graphs, {what}: rel err {error:.2e} FAIL")
+                ok = False
+        return runtime.pitCudaCallGraphLaunchCount() - graph_launches
+
     # A program whose host code leaves an allocation unfreed cannot be a
     # graph (a graph is not launched again while one of its allocations
     # lives): its calls with the same tensors run launch by launch, right.
-    unfreed = Kernel(directory / "small_matmul_unfreed_256_32x1_2.so")
-    c32 = fresh(torch.float32)
-    graph_launches = runtime.pitCudaCallGraphLaunchCount()
-    for _ in range(4):
-        ref = fill(0.9).double()
-        c32.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
-        ref += c32.double()
-        unfreed(a, b, c32)
-        error = relative_error(c32, ref)
-        if error >= TOLERANCE[torch.float32]:
-            print(f"call graphs, unfreed temporary: rel err {error:.2e} FAIL")
-            ok = False
-    none = runtime.pitCudaCallGraphLaunchCount() == graph_launches
+    none = accumulating_calls("small_matmul_unfreed_256_32x1_2",
+                              "unfreed temporary") == 0
     print(f"call graphs: a call that leaves an allocation unfreed runs launch "
           f"by launch {'PASS' if none else 'FAIL'}")
     ok &= none
     # On tensors, pit-bufferize frees the same temporary: the calls become
     # graphs (the second records, the rest launch it).
-    freed = Kernel(directory / "small_matmul_tensor_temporary_256_32x1_2.so")
-    graph_launches = runtime.pitCudaCallGraphLaunchCount()
-    for _ in range(4):
-        ref = fill(0.9).double()
-        c32.copy_(torch.rand(256, 256, device="cuda") * 2 - 1)
-        ref += c32.double()
-        freed(a, b, c32)
-        error = relative_error(c32, ref)
-        if error >= TOLERANCE[torch.float32]:
-            print(f"call graphs, freed temporary: rel err {error:.2e} FAIL")
-            ok = False
-    launched = runtime.pitCudaCallGraphLaunchCount() - graph_launches
+    launched = accumulating_calls("small_matmul_tensor_temporary_256_32x1_2",
+                                  "freed temporary")
     print(f"call graphs: a temporary pit-bufferize frees, {launched} graph "
           f"launches of 4 calls (expected 3) {'PASS' if launched == 3 else 'FAIL'}")
     ok &= launched == 3
