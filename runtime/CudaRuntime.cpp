@@ -76,10 +76,6 @@ void checkRelease(CUresult result, const char *call) {
     check(result, call);
 }
 
-} // namespace
-
-namespace {
-
 /// The primary context of the device, retained once per process and made
 /// current on every thread that calls in.
 Device *getDevice() {
