@@ -77,9 +77,10 @@
 
 // With 64 columns (variant 4), the block's 4 panels of 256 rows keep 4
 // stages, and two replicas of the multiplying warpgroup take the units in
-// turn (units r, r + 2, ...): the second hands the first its first turn,
-// each takes its turn before adding and hands it over after, and the
-// replica after the last unit's takes the last turn.
+// turn (units r, r + 2, ...): the second hands the first its first turn;
+// each frees a unit's stage once it is multiplied, then takes its turn,
+// adds, and hands the turn over; the replica after the last unit's takes
+// the last turn.
 // REPLICAS: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size
 // REPLICAS: memref.view {{.+}} to memref<4x1x64x64xf16, #gpu.address_space<workgroup>>
 // REPLICAS: memref.view {{.+}} to memref<256x64xf32, #gpu.address_space<workgroup>>
@@ -89,12 +90,12 @@
 // REPLICAS: nvvm.barrier.arrive
 // REPLICAS: scf.for %{{.+}} = %[[REPLICA]] to %{{.+}} step %c2
 // REPLICAS: nvvm.wgmma.mma_async
-// REPLICAS: nvvm.barrier id
-// REPLICAS: nvvm.barrier.arrive
+// REPLICAS-NOT: nvvm.barrier
 // REPLICAS: nvvm.mbarrier.arrive
 // REPLICAS: nvvm.barrier id
 // REPLICAS: nvvm.barrier.arrive
 // REPLICAS: nvvm.barrier id
+// REPLICAS-NOT: nvvm.barrier
 // REPLICAS: gpu.barrier
 
 // Where the panel does not fit in a block's shared memory, or the chip

@@ -33,6 +33,8 @@ constexpr int64_t kPanelUnitRows = 64, kPanelStages = 4;
 /// many warpgroups cover, replicas of them take the units in turn, so that
 /// one's multiplication runs while another adds into the panel.
 constexpr int64_t kPanelMmaWarpgroups = 2;
+/// How many units ahead a copying warp brings B's rows into L2.
+constexpr int64_t kPanelPrefetchUnits = 8;
 
 /// Where column `column` (even) of C's rows, and the next, sit in row `row`
 /// of the panel. A thread's accumulators hold columns 2c and 2c + 1 of
@@ -152,15 +154,20 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
 /// no atomics, and C is neither cleared nor read where it was only zeroed.
 ///
 /// The block is warp-specialised (wgmma only): one warpgroup copies the
-/// units in, the others multiply them and add them into the panel, each
-/// multiplication running while the multiplying warpgroup's unit before is
-/// added (with 64 columns, two replicas take the units in turn, so one
-/// multiplies while the other adds); the two sides meet through each
-/// stage's mbarriers. With a block barrier a unit instead, the 4 warps of
-/// an SM waited on each other's copies, multiplications and adds in turn
-/// (1x64 at 90% on an H100: 215 us for the kernel; 164 us split, with two
-/// replicas). A copying warp loads its next unit's row positions while it
-/// issues the current one, so that their latency overlaps that work.
+/// units in, the others multiply them and add them into the panel (with 64
+/// columns, two replicas take the units in turn, so one multiplies while
+/// the other adds); the two sides meet through each stage's mbarriers.
+/// With a block barrier a unit instead, the 4 warps of an SM waited on
+/// each other's copies, multiplications and adds in turn (1x64 at 90% on
+/// an H100: 215 us for the kernel; 164 us split, with two replicas). A
+/// copying warp loads its next unit's row positions while it issues the
+/// current one, so that their latency overlaps that work, and brings the
+/// rows of B of a unit further ahead into L2.
+///
+/// What bounds it (H100, 1x64 at 99%, 119 us): not the copies. With every
+/// unit's B from one segment (in cache) and no copies of A the kernel still
+/// took 80 us: the synchronisation a unit costs (its stage's mbarriers, the
+/// turn, a wgmma wait), 32768 units at 4096^3 whatever the sparsity.
 void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                       const PanelIndex &index) {
   KernelBuilder k{b, loc};
@@ -392,8 +399,17 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
           k.i32(-1));
       Value source = k.add(
           r0, k.toIndex(arith::MaxSIOp::create(b, loc, local, k.i32(0))));
-      mma.copy(mma.sA, stage, row, column, t.a,
-               ValueRange{source, k.add(k0, column)}, valid);
+      // A round past the unit's last row copies nothing: the warp skips it
+      // (at 99% sparsity most of a unit is padding). Its rows of the stage
+      // keep an older unit's values, which only make products of padding
+      // rows, and those are never added.
+      Value firstOfRound =
+          k.add(k.mul(j, k.index(s.m)),
+                k.index(round * kWarpSize / piecesPerRow));
+      k.buildIf(k.ult(firstOfRound, rows), [&] {
+        mma.copy(mma.sA, stage, row, column, t.a,
+                 ValueRange{source, k.add(k0, column)}, valid);
+      });
       // The thread that copies a row's first piece records the row.
       k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                       column, k.index(0)),
@@ -410,9 +426,45 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                ValueRange{k.add(k0, row), k.add(n0, column)}, Value());
     }
   };
+  // Brings the segment's rows of B of unit `unit` (if there is one) into
+  // L2, two rows a lane. The blocks of one n tile walk the segments
+  // together, and without it their copies of a unit waited for DRAM
+  // (1x64 at 95-99% on an H100: 10% of the kernel). Only for a B laid out
+  // row after row, whose addresses the kernel can compute; it is a hint.
+  auto typeB = cast<MemRefType>(t.b.getType());
+  bool rowMajorB = typeB.getLayout().isIdentity() && typeB.getRank() == 2 &&
+                   typeB.hasStaticShape();
+  int64_t elementBytes = s.inputType.getIntOrFloatBitWidth() / 8;
+  auto prefetchB = [&](Value unit) {
+    if (!rowMajorB)
+      return;
+    k.buildIf(k.ult(unit, numUnits), [&] {
+      Value k0 = k.mul(std::get<0>(unitOf(unit)), k.index(s.k));
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, b.getIndexType(), t.b);
+      auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
+      for (int64_t row = 0; row < s.k; row += kWarpSize) {
+        Value element = k.add(
+            k.mul(k.add(k0, k.add(producerLane, k.index(row))),
+                  k.index(typeB.getDimSize(1))),
+            n0);
+        Value address = arith::IndexCastOp::create(
+            b, loc, b.getI64Type(),
+            k.add(base, k.mul(element, k.index(elementBytes))));
+        NVVM::PrefetchOp::create(
+            b, loc,
+            NVVM::PrefetchCacheLevelAttr::get(b.getContext(),
+                                              NVVM::PrefetchCacheLevel::L2),
+            /*evictPriority=*/nullptr,
+            LLVM::IntToPtrOp::create(b, loc, global, address),
+            /*predicate=*/Value(), /*tensormap=*/nullptr, /*uniform=*/nullptr,
+            /*in_param_space=*/nullptr);
+      }
+    });
+  };
   // The two rows of a unit this thread's accumulators hold, as rows of the
-  // panel (-1: padding): loaded when the unit has landed, used a round
-  // later, when the unit is added into the panel.
+  // panel (-1: padding): loaded when the unit has landed, used when its
+  // product is added into the panel.
   Value accumulatorRow = mma.warpgroupAccumulatorRow();
   auto loadUnitRows = [&](Value slot) {
     SmallVector<Value> rows;
@@ -522,6 +574,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     Value unit = loop.getInductionVar();
     SmallVector<Value> nextSlots =
         prepare(k.add(unit, k.index(producingWarps)));
+    prefetchB(k.add(unit, k.index(kPanelPrefetchUnits)));
     Value stage = stageOf(unit);
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, unit,
                                     k.index(stages)),
@@ -536,22 +589,21 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     scf::YieldOp::create(b, loc, nextSlots);
   }
   {
-    // The consumers: replica r multiplies units r, r + R, ..., each while
-    // its unit before is added into the panel (in turn); once a unit is
-    // multiplied (and its rows read), its stage is free.
+    // The consumers: replica r multiplies units r, r + R, ..., frees each
+    // unit's stage as soon as its product is in registers, then adds the
+    // product into the panel (in turn) while the other replicas multiply.
+    // Holding the stage through the add (to overlap it with the next
+    // unit's multiplication) kept the copies of the next units waiting: at
+    // 99% the copying and multiplying warps then mostly waited for each
+    // other.
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPoint(ifProducer.elseBlock()->getTerminator());
     // The last replica hands the first its first turn.
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,
                                     k.index(replicas - 1)),
               handOverTurn);
-    // The loop carries the product of the replica's unit before and its
-    // rows.
-    SmallVector<Value> carried = mma.zeroAccumulators();
-    int64_t numAccumulators = carried.size();
-    carried.append({k.i32(-1), k.i32(-1)});
     auto loop = scf::ForOp::create(b, loc, replica, numUnits,
-                                   k.index(replicas), carried);
+                                   k.index(replicas));
     {
       OpBuilder::InsertionGuard body(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -559,22 +611,11 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       stageBarriers.waitUntilLanded(unit);
       SmallVector<Value> rows = loadUnitRows(stageOf(unit));
       SmallVector<Value> acc = mma.startProduct(stageOf(unit));
-      ValueRange previous = loop.getRegionIterArgs();
-      k.buildIf(k.ult(k.index(replicas - 1), unit), [&] {
-        addInTurn(previous.take_front(numAccumulators),
-                  previous.drop_front(numAccumulators));
-      });
       mma.finishMultiply();
       NVVM::MBarrierArriveOp::create(b, loc, Type(), empty(stageOf(unit)),
                                      Value());
-      acc.append(rows);
-      scf::YieldOp::create(b, loc, acc);
+      addInTurn(acc, rows);
     }
-    k.buildIf(k.ult(replica, numUnits), [&] {
-      ValueRange last = loop.getResults();
-      addInTurn(last.take_front(numAccumulators),
-                last.drop_front(numAccumulators));
-    });
     // The turn handed over after the last unit: its replica takes it, so
     // that every handover is taken.
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, replica,

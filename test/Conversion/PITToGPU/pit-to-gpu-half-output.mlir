@@ -37,7 +37,8 @@ func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256
 // Gathered along m, the panel starts at C's values widened to f32 (a piece
 // of 4 columns is two pairs in the panel, whose columns are interleaved),
 // takes a row's four sums of a thread in one access, and is stored
-// rounded, in pieces of 4 (8 bytes).
+// rounded, in pieces of 4 (8 bytes). The copying warps bring the rows of B
+// of a unit ahead into L2 (two rows a lane: a unit's k is 64).
 // PANEL-LABEL: func @rows
 // PANEL: %[[OLD:.+]] = vector.load %arg2[{{.+}}] {alignment = 8 : i64} : memref<512x128xf16>, vector<4xf16>
 // PANEL-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<4xf16> to vector<4xf32>
@@ -45,6 +46,8 @@ func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256
 // PANEL: vector.store %[[FIRST]], %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // PANEL: %[[SECOND:.+]] = vector.shuffle %[[WIDE]], %[[WIDE]] [2, 3]
 // PANEL: vector.store %[[SECOND]], %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// PANEL-COUNT-2: nvvm.prefetch level = L2, %{{.+}} : !llvm.ptr<1>
+// PANEL-NOT: nvvm.prefetch
 // PANEL: nvvm.wgmma.mma_async
 // PANEL: %[[PANEL_OLD:.+]] = vector.load %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // PANEL: vector.store %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
