@@ -30,10 +30,10 @@
 // multiply each unit, 64 columns each; the four warps of a third copy
 // every fourth unit in (the copying warps divide the stages, so a stage
 // always takes the units of one warp). The copies of a stage complete its `full` mbarrier (cp.async
-// arrivals, then the rows); the multiplying warpgroups wait for it, add
-// the unit before into the panel in turn (a named barrier each), and free
-// the stage once its unit is multiplied (its `empty` mbarrier), which the
-// copying warp waits for. The clearing of C folds away: the panel starts
+// arrivals, then the rows); the multiplying warpgroups (one replica)
+// wait for it, add the unit before into the panel in turn (a named
+// barrier each) while the unit multiplies, and only then free the stage
+// (its `empty` mbarrier), which the copying warp waits for. The clearing of C folds away: the panel starts
 // at zeros and is stored once, with no atomics, in 16-byte pieces. A
 // thread adds four columns of a row into the panel in one access.
 // GPU: case 1 {
@@ -62,6 +62,7 @@
 // GPU: nvvm.mbarrier.try_wait.parity
 // GPU: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 16>
 // GPU: nvvm.wgmma.wait.group.sync.aligned 1
+// GPU-NOT: nvvm.mbarrier.arrive
 // GPU: nvvm.barrier id = {{.+}} number_of_threads = {{.+}}
 // GPU-NOT: atomic_rmw addf
 // GPU: vector.load {{.+}} : memref<256x128xf32, #gpu.address_space<workgroup>>, vector<4xf32>
