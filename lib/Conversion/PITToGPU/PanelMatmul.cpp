@@ -164,10 +164,12 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
 /// current one, so that their latency overlaps that work, and brings the
 /// rows of B of a unit further ahead into L2.
 ///
-/// What bounds it (H100, 1x64 at 99%, 119 us): not the copies. With every
-/// unit's B from one segment (in cache) and no copies of A the kernel still
-/// took 80 us: the synchronisation a unit costs (its stage's mbarriers, the
-/// turn, a wgmma wait), 32768 units at 4096^3 whatever the sparsity.
+/// What bounds it (H100, 1x64, p512): not the copies. With every unit's B
+/// from one segment (in cache) and no copies of A a call at 99% still took
+/// 98.5 us of 119: what a unit costs whatever it holds (its stage's
+/// mbarriers, a wgmma and its wait), 32768 units at 4096^3 at any
+/// sparsity. At 90% the adds into the panel (shared-memory bound, in turn)
+/// are a quarter of the kernel more.
 void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
                       const PanelIndex &index) {
   KernelBuilder k{b, loc};
