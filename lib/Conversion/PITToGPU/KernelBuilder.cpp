@@ -5,6 +5,7 @@
 #include "PIT/Conversion/TileTransfer.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -52,6 +53,17 @@ Value KernelBuilder::rem(Value x, int64_t y) {
 }
 Value KernelBuilder::ult(Value x, Value y) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+}
+
+Value KernelBuilder::elementAddress(Value memref, ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value linear = index(0);
+  for (auto [dim, position] : llvm::enumerate(indices))
+    linear = add(mul(linear, index(type.getDimSize(dim))), position);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, b.getIndexType(), memref);
+  Value bytes = mul(linear, index(type.getElementTypeBitWidth() / 8));
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), add(base, bytes));
 }
 
 void KernelBuilder::buildIf(Value condition, function_ref<void()> body) {

@@ -58,6 +58,10 @@ struct KernelBuilder {
   Value widenToF32(Value value);
   Value roundTo(Type elementType, Value value);
 
+  /// The byte address (i64) of element `indices` of `memref`, static and
+  /// laid out row after row: what inline PTX and NVVM's pointer ops take.
+  Value elementAddress(Value memref, ValueRange indices);
+
   /// Builds `body` where `condition` holds (an scf.if without results);
   /// the insertion point stays after the scf.if.
   void buildIf(Value condition, function_ref<void()> body);

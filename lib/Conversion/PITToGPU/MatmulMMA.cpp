@@ -129,14 +129,7 @@ int64_t fitStages(const MmaTileShape &shape, int64_t wanted,
 void buildVectorAtomicAdd(OpBuilder &b, Location loc, Value memref,
                           ValueRange indices, ValueRange values) {
   KernelBuilder k{b, loc};
-  auto type = cast<MemRefType>(memref.getType());
-  Value linear = k.index(0);
-  for (auto [dim, index] : llvm::enumerate(indices))
-    linear = k.add(k.mul(linear, k.index(type.getDimSize(dim))), index);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-      b, loc, b.getIndexType(), memref);
-  Value byteAddress = k.add(base, k.mul(linear, k.index(4)));
-  Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteAddress);
+  Value address = k.elementAddress(memref, indices);
   std::string registers, constraints = "l";
   for (size_t i = 0; i < values.size(); ++i) {
     registers += (i ? ", $" : "$") + std::to_string(i + 1);

@@ -436,23 +436,15 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   auto typeB = cast<MemRefType>(t.b.getType());
   bool rowMajorB = typeB.getLayout().isIdentity() && typeB.getRank() == 2 &&
                    typeB.hasStaticShape();
-  int64_t elementBytes = s.inputType.getIntOrFloatBitWidth() / 8;
   auto prefetchB = [&](Value unit) {
     if (!rowMajorB)
       return;
     k.buildIf(k.ult(unit, numUnits), [&] {
       Value k0 = k.mul(std::get<0>(unitOf(unit)), k.index(s.k));
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-          b, loc, b.getIndexType(), t.b);
       auto global = LLVM::LLVMPointerType::get(b.getContext(), 1);
       for (int64_t row = 0; row < s.k; row += kWarpSize) {
-        Value element = k.add(
-            k.mul(k.add(k0, k.add(producerLane, k.index(row))),
-                  k.index(typeB.getDimSize(1))),
-            n0);
-        Value address = arith::IndexCastOp::create(
-            b, loc, b.getI64Type(),
-            k.add(base, k.mul(element, k.index(elementBytes))));
+        Value address = k.elementAddress(
+            t.b, {k.add(k0, k.add(producerLane, k.index(row))), n0});
         NVVM::PrefetchOp::create(
             b, loc,
             NVVM::PrefetchCacheLevelAttr::get(b.getContext(),
