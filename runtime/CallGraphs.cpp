@@ -336,9 +336,12 @@ void pit::runtime::recordFree(CUdeviceptr pointer) {
     append(recording, node, false);
 }
 
-void pit::runtime::abandonRecording(const char *why) {
-  if (activeRecording && activeRecording->abandoned.empty())
+bool pit::runtime::abandonRecording(const char *why) {
+  if (!activeRecording)
+    return false;
+  if (activeRecording->abandoned.empty())
     activeRecording->abandoned = why;
+  return true;
 }
 
 void pit::runtime::forgetCallGraphs() {

@@ -488,10 +488,8 @@ PIT_EXPORT void mgpuStreamSynchronize(CUstream stream) {
 }
 
 PIT_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
-  if (recordingCall()) {
-    abandonRecording("the call waits for an event");
+  if (abandonRecording("the call waits for an event"))
     return;
-  }
   if (ready())
     PIT_CHECK(cuStreamWaitEvent(stream, event, /*flags=*/0));
 }
@@ -514,10 +512,8 @@ PIT_EXPORT void mgpuEventSynchronize(CUevent event) {
 }
 
 PIT_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
-  if (recordingCall()) {
-    abandonRecording("the call records an event");
+  if (abandonRecording("the call records an event"))
     return;
-  }
   if (ready())
     PIT_CHECK(cuEventRecord(event, stream));
 }
@@ -581,10 +577,8 @@ PIT_EXPORT void mgpuMemFree(void *pointer, CUstream stream) {
 
 PIT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                            CUstream stream) {
-  if (recordingCall()) {
-    abandonRecording("the call copies memory");
+  if (abandonRecording("the call copies memory"))
     return;
-  }
   if (ready())
     PIT_CHECK(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                             reinterpret_cast<CUdeviceptr>(src), sizeBytes,

@@ -72,9 +72,11 @@ void recordMemset(CUdeviceptr destination, unsigned value,
 CUdeviceptr recordAllocation(size_t bytes);
 void recordFree(CUdeviceptr pointer);
 
-/// The call does something a graph would not repeat (`why`): nothing it
-/// queues is kept, and it runs again launch by launch.
-void abandonRecording(const char *why);
+/// The call does something a graph would not repeat (`why`): if it is
+/// being recorded, nothing it queues is kept, and it runs again launch by
+/// launch. Returns whether it was being recorded (then the caller queues
+/// nothing).
+bool abandonRecording(const char *why);
 
 /// Drops every graph of recorded calls: their kernels may belong to a
 /// module being unloaded.
