@@ -28,10 +28,13 @@ MATMUL_GRANULARITIES = [
 # output does, so partial sums added into C with atomics would round at
 # every add: the compiler leaves such tiles to the SIMT lowering. 512 rows
 # of 64 columns fill units of 64 gathered rows 80% at 90% sparsity; 256
-# rows of 64 or 128 columns half as much, with twice the blocks.
+# rows of 64 or 128 columns half as much, with twice the blocks. A fifth
+# entry "grouped" has the panels group the rows that share segments
+# (pit.stile group_rows): fuller units at 99%, two more small kernels.
 DENSE_TILES = {
     "32x1": [(32, 256, 32), (32, 128, 32), (32, 256, 64)],
-    "1x64": [(64, 64, 64, 512), (64, 64, 64, 256), (64, 128, 64, 256)],
+    "1x64": [(64, 64, 64, 512), (64, 64, 64, 256), (64, 128, 64, 256),
+             (64, 64, 64, 512, "grouped")],
     "16x16": [(16, 256, 32), (16, 128, 32), (16, 256, 64)],
     "32x64": [(32, 256, 64), (32, 128, 64), (32, 128, 128)],
 }
@@ -76,9 +79,12 @@ def skeleton_table():
 
 
 def tile_name(tile):
-    """A dense tile as text: 32x256x32, or 64x64x64p512 with a panel."""
+    """A dense tile as text: 32x256x32, or 64x64x64p512 with a panel, and
+    64x64x64p512g with its rows grouped."""
     name = "x".join(map(str, tile[:3]))
-    return name + (f"p{tile[3]}" if len(tile) > 3 else "")
+    if len(tile) > 3:
+        name += f"p{tile[3]}"
+    return name + ("g" if len(tile) > 4 else "")
 
 
 def variant_fields(tile):
@@ -86,13 +92,16 @@ def variant_fields(tile):
     fields = {"dense_tile": list(tile[:3])}
     if len(tile) > 3:
         fields["panel"] = tile[3]
+    if len(tile) > 4:
+        fields["group_rows"] = True
     return fields
 
 
 def variant_number(micro, variant):
     """The number (DENSE_TILES order) of a database variant of `micro`."""
     numbers = [number for number, tile in enumerate(DENSE_TILES[micro])
-               if variant_fields(tile) == {key: variant[key] for key in ("dense_tile", "panel")
+               if variant_fields(tile) == {key: variant[key]
+                                           for key in ("dense_tile", "panel", "group_rows")
                                            if key in variant}]
     return numbers[0]
 

@@ -51,9 +51,9 @@ def selected_variants(remarks):
                  if "chooses at run time among" in line), "")
     variants = re.findall(
         r"variant \d+ \(\S+ along loop \d+, (?:default )?tile (\S+?)"
-        r"(?:, panel (\d+))?\)", line)
-    return [tile + (f"p{panel}" if panel else "") for tile, panel in variants] \
-        + ["dense"]
+        r"(?:, panel (\d+))?(, rows grouped)?\)", line)
+    return [tile + (f"p{panel}" if panel else "") + ("g" if grouped else "")
+            for tile, panel, grouped in variants] + ["dense"]
 
 
 def main():

@@ -98,6 +98,14 @@ FailureOr<STileDatabase> STileDatabase::load(StringRef path,
                       "' has a 'panel' that is not a positive number");
         parsedVariant.panel = *rows;
       }
+      if (const llvm::json::Value *group = variant->get("group_rows")) {
+        std::optional<bool> grouped = group->getAsBoolean();
+        if (!grouped || (*grouped && !parsedVariant.panel))
+          return fail("a variant of '" + *key +
+                      "' has a 'group_rows' that is not true or false, or "
+                      "no 'panel' to group rows in");
+        parsedVariant.groupRows = *grouped;
+      }
       parsedVariant.pitLoop = *pitLoop;
       latencies.variants.push_back(std::move(parsedVariant));
     }

@@ -176,7 +176,7 @@ void emitSTile(RewriterBase &rewriter, Location loc, linalg::LinalgOp op,
                                rules.getLoopExtents(), rule.denseTile,
                                rule.microTile, rule.pitLoop,
                                rules.getSparseMap(), rule.keepTile,
-                               rule.panel);
+                               rule.panel, rule.groupRows);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(stile.getBody().front().getTerminator());
   emitTileBody(rewriter, loc, op, rule, stile, index);
@@ -204,6 +204,8 @@ void describeVariant(InFlightDiagnostic &remark, const STileRule &rule) {
   llvm::interleave(rule.denseTile, remark, "x");
   if (rule.panel)
     remark << ", panel " << rule.panel;
+  if (rule.groupRows)
+    remark << ", rows grouped";
   remark << ")";
 }
 
@@ -331,6 +333,7 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
                 << number << " of the latency table left out: " << why;
             continue;
           }
+          stile.groupRows = measured.groupRows;
           variants.push_back({stile, measured.latencies});
         }
       }

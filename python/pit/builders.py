@@ -310,13 +310,15 @@ def swrite(builder, source, dest, offsets, scatter=None, combine=None):
 
 
 def stile(builder, counts, domain, tile, micro_tile, pit_axis, sparse_map,
-          body, keep_tile=False, panel=None):
+          body, keep_tile=False, panel=None, group_rows=False):
     """pit.stile over `domain` in tiles of `tile`; `sparse_map` is the
     affine map text from the loops to the sparse operand's dimensions.
     body(body_builder, origins, segment) builds one tile's work. With
     `keep_tile`, lowerings run exactly `tile` rather than blocks of their
     own shape; with `panel`, a block of the lowering owns that many
-    coordinates of a scattered output along `pit_axis`."""
+    coordinates of a scattered output along `pit_axis`, and with
+    `group_rows` as well the lowering may first group the coordinates that
+    share segments into panels."""
     context = builder.context
     index = _pit.Type.parse(context, "index")
     attributes = {
@@ -330,6 +332,8 @@ def stile(builder, counts, domain, tile, micro_tile, pit_axis, sparse_map,
         attributes["keep_tile"] = _pit.Attribute.parse(context, "unit")
     if panel is not None:
         attributes["panel"] = _i64(context, panel)
+    if group_rows:
+        attributes["group_rows"] = _pit.Attribute.parse(context, "unit")
     operation = builder.create("pit.stile", [counts], attributes=attributes,
                                num_regions=1)
     block = operation.regions[0].append_block([index] * (len(domain) + 1))

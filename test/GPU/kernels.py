@@ -193,6 +193,12 @@ def cases():
         out.append((f"small_variant_512x128_1x64_panel64{suffix}", template,
                     dict(m=512, n=128, k=256, t="f16", mt="1x64",
                          table=SELECTION_TABLE, variant=4), -1, False))
+    # The same with panels of 128 rows that group the rows sharing segments
+    # (group_rows, variant 5): C's rows are stored through the order.
+    for suffix, template in [("", MATMUL_CLEARED), ("_accumulate", MATMUL)]:
+        out.append((f"small_variant_512x128_1x64_grouped{suffix}", template,
+                    dict(m=512, n=128, k=256, t="f16", mt="1x64",
+                         table=SELECTION_TABLE, variant=5), -1, False))
     # C of the inputs' type: the f32 sums rounded once where C is stored,
     # gathered along k (mma.sync and wgmma), in the panel (the lit tests'
     # table: variant 0 of its f16-C entry is the 64-column panel, 2 dense),

@@ -53,6 +53,9 @@ struct STileRule {
   /// With a scattered output: the extent of the PIT loop whose output a
   /// lowering block owns and combines on chip (pit.stile `panel`), or 0.
   int64_t panel = 0;
+  /// With a panel: whether the lowering groups the rows that share segments
+  /// into panels (pit.stile `group_rows`).
+  bool groupRows = false;
   /// Whether the output is written back through the index (the PIT loop is
   /// parallel), rather than at its natural place.
   bool scattersOutput;

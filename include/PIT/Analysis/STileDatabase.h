@@ -42,6 +42,9 @@ struct STileVariantLatencies {
   SmallVector<int64_t> denseTile;
   /// The panel its STile runs with (pit.stile `panel`), or 0.
   int64_t panel = 0;
+  /// Whether its panels group rows that share segments (pit.stile
+  /// `group_rows`).
+  bool groupRows = false;
   /// Microseconds, one per coverage point of the database.
   SmallVector<double> latencies;
 };

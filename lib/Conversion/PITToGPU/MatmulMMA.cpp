@@ -327,8 +327,10 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   tile.vectorAtomics = options.vectorAtomics && tile.cRowsInPieces;
   if (alongM && op.getPanel()) {
     std::string why = whyNoPanel(op, tile, options);
-    if (why.empty())
+    if (why.empty()) {
       tile.panelRows = *op.getPanel();
+      tile.groupRows = op.getGroupRows();
+    }
     else
       op.emitRemark("panel of ")
           << *op.getPanel() << " rows left out (" << why

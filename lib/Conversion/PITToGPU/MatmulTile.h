@@ -62,6 +62,9 @@ struct MatmulTile {
   /// Gathered along m: the rows of C a block owns (pit.stile `panel`), or
   /// 0 for atomic adds.
   int64_t panelRows = 0;
+  /// With a panel: whether the panels group the rows that share segments
+  /// (pit.stile `group_rows`) rather than hold consecutive rows.
+  bool groupRows = false;
   /// Shared memory a block may ask for on the chip.
   int64_t sharedBytesPerBlock = 0;
   /// Whether a wgmma block that copies whole chunks is warp-specialised.

@@ -65,59 +65,76 @@ Value panelColumn(KernelBuilder &k, Value row, Value column) {
 /// The shared buffers of a panel block after its tiles, with `stages`
 /// stages of `shape`: the panel of `panelRows` rows (f32 sums), the units
 /// of each of `numSegments` segments, the rows of each segment, the rows of
-/// the unit in each stage, the count of units, and two mbarriers a stage.
+/// the unit in each stage, the count of units, two mbarriers a stage, and,
+/// where the panels group rows, the row of A of each of the panel's
+/// `panelRows / microM` micro-tiles.
 SmallVector<MemRefType> panelWorkspace(MLIRContext *context,
                                        const MmaTileShape &shape,
-                                       int64_t panelRows, int64_t stages,
+                                       int64_t panelRows, int64_t microM,
+                                       bool groupRows, int64_t stages,
                                        int64_t numSegments) {
   Type f32 = Float32Type::get(context);
   Type i32 = IntegerType::get(context, 32);
   int64_t unitsPerSegment = llvm::divideCeil(panelRows, shape.m);
-  return {MemRefType::get({panelRows, shape.n}, f32),
-          MemRefType::get({numSegments * unitsPerSegment}, i32),
-          MemRefType::get({numSegments}, i32),
-          MemRefType::get({stages, shape.m}, i32), MemRefType::get({1}, i32),
-          StageBarriers::type(context, stages)};
+  SmallVector<MemRefType> buffers = {
+      MemRefType::get({panelRows, shape.n}, f32),
+      MemRefType::get({numSegments * unitsPerSegment}, i32),
+      MemRefType::get({numSegments}, i32),
+      MemRefType::get({stages, shape.m}, i32),
+      MemRefType::get({1}, i32),
+      StageBarriers::type(context, stages)};
+  if (groupRows)
+    buffers.push_back(MemRefType::get({panelRows / microM}, i32));
+  return buffers;
 }
 
 /// Shared memory of a panel block with `stages` stages.
 int64_t panelSharedBytes(MLIRContext *context, const MmaTileShape &shape,
-                         int64_t panelRows, int64_t stages,
-                         int64_t numSegments) {
+                         int64_t panelRows, int64_t microM, bool groupRows,
+                         int64_t stages, int64_t numSegments) {
   return BlockMma::dynamicSharedBytes(
       shape, stages, /*warpgroup=*/true,
-      panelWorkspace(context, shape, panelRows, stages, numSegments));
+      panelWorkspace(context, shape, panelRows, microM, groupRows, stages,
+                     numSegments));
 }
 
 /// The index of an STile gathered along m, sorted by panel: for each
 /// segment and panel, the count of the segment's micro-tiles in the panel
-/// (memref<segments x panels x i32>) and their positions within it
-/// (memref<segments x panels x micro-tiles a panel x i32>), in no order.
+/// (memref<segments x panels x i32>) and, in no order, each one's position
+/// in A and slot in the panel, as position * (micro-tiles a panel) + slot
+/// (memref<segments x panels x micro-tiles a panel x i32>). With an
+/// `order`, the panels hold the micro-tiles of A's rows in that order
+/// (memref<micro-tiles x i32>: the position in A of each slot of the
+/// panels, one after the other); without one, in A's order.
 struct PanelIndex {
-  Value counts, positions;
+  Value counts, positions, order;
+};
+
+/// The order of the micro-tiles of A's rows in the panels: `order` (the
+/// position in A of each slot) and `slots` (the slot of each position),
+/// both memref<micro-tiles x i32>.
+struct RowOrder {
+  Value order, slots;
 };
 
 /// Blocks of the kernel that sorts an index by panel; past that, threads
 /// take several slots.
 constexpr int64_t kSortBlocks = 512, kSortThreads = 256;
+/// Threads of the one block that orders the micro-tiles of A's rows.
+constexpr int64_t kOrderThreads = 1024;
+/// Static shared memory a kernel may take without asking.
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
+/// The most rows a thread of that block orders (its keys stay in
+/// registers).
+constexpr int64_t kMaxOrderedRowsPerThread = 16;
 
-/// Sorts the STile's index by panel of `t.panelRows` rows: the counts are
-/// cleared (a fill, which becomes a memset, or a kernel inside a variant of
-/// run-time selection), then a thread for each slot of the index claims a
-/// slot in its panel with an atomic add.
-PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
+/// Runs `body(segment, position)` for every micro-tile of the STile's index,
+/// a thread for each slot of the index (kSortBlocks x kSortThreads threads
+/// at most, which then take several slots).
+void forEachIndexEntry(OpBuilder &b, Location loc, const MatmulTile &t,
+                       function_ref<void(Value, Value)> body) {
   KernelBuilder k{b, loc};
-  int64_t numPanels = t.extentM / t.panelRows;
   int64_t capacity = t.extentM / t.microM;
-  int64_t panelCapacity = t.panelRows / t.microM;
-  Type i32 = b.getI32Type();
-  PanelIndex index;
-  index.counts = memref::AllocOp::create(
-      b, loc, MemRefType::get({t.numSegments, numPanels}, i32));
-  index.positions = memref::AllocOp::create(
-      b, loc, MemRefType::get({t.numSegments, numPanels, panelCapacity}, i32));
-  linalg::FillOp::create(b, loc, k.i32(0), index.counts);
-
   OpBuilder::InsertionGuard guard(b);
   int64_t slots = t.numSegments * capacity;
   int64_t numBlocks =
@@ -132,14 +149,180 @@ PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t) {
   Value segment = k.div(slot, capacity);
   Value within = k.rem(slot, capacity);
   k.buildIf(k.ult(within, loadCount(k, t.counts, segment)), [&] {
-    Value position = k.toIndex(memref::LoadOp::create(
-        b, loc, t.positions, ValueRange{segment, within}));
-    Value panel = k.div(position, panelCapacity);
+    body(segment, k.toIndex(memref::LoadOp::create(
+                      b, loc, t.positions, ValueRange{segment, within})));
+  });
+}
+
+/// Orders the micro-tiles of A's rows so that a panel holds rows that share
+/// a segment: the rows with one segment first, by segment, then the rows
+/// with several, then the empty ones. A panel's units are its rows of each
+/// segment, so at high sparsity a panel of consecutive rows has a unit of a
+/// few rows in every segment (1x64 at 99%: about 5 rows of 64 in each of 64
+/// segments), while the rows of one segment together fill a unit (about 41
+/// rows). Permuting C's rows is free (PIT): a panel is stored into its rows
+/// wherever they are. Rows with several segments keep no particular order
+/// (in a panel of them, every segment has rows anyway).
+///
+/// A kernel for each slot of the index counts each row's segments and
+/// records one of them; then one block claims each row a slot after the
+/// rows of smaller keys (in no order within a key), its threads holding
+/// their rows' keys in registers. Returns nulls where that block would
+/// take more than kMaxOrderedRowsPerThread rows a thread or its shared
+/// counts do not fit (the panels keep A's order).
+RowOrder buildRowOrder(OpBuilder &b, Location loc, const MatmulTile &t) {
+  int64_t capacity = t.extentM / t.microM;
+  int64_t numKeys = t.numSegments + 2;
+  int64_t rowsPerThread = llvm::divideCeil(capacity, kOrderThreads);
+  if (numKeys * 4 > kStaticSharedBytes ||
+      rowsPerThread > kMaxOrderedRowsPerThread)
+    return {};
+  KernelBuilder k{b, loc};
+  Type i32 = b.getI32Type();
+  auto rowsType = MemRefType::get({capacity}, i32);
+  Value segmentsOf = memref::AllocOp::create(b, loc, rowsType);
+  Value segmentOf = memref::AllocOp::create(b, loc, rowsType);
+  linalg::FillOp::create(b, loc, k.i32(0), segmentsOf);
+  forEachIndexEntry(b, loc, t, [&](Value segment, Value row) {
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, k.i32(1),
+                                segmentsOf, ValueRange{row});
+    // Only a row with one segment reads it back: one writer.
+    memref::StoreOp::create(b, loc, k.toI32(segment), segmentOf, row);
+  });
+
+  RowOrder rowOrder{memref::AllocOp::create(b, loc, rowsType),
+                    memref::AllocOp::create(b, loc, rowsType)};
+  {
+    OpBuilder::InsertionGuard guard(b);
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    gpu::LaunchOp launch = createLaunch(
+        b, loc, /*numBlocks=*/1, kOrderThreads,
+        MemRefType::get({numKeys}, i32, MemRefLayoutAttrInterface(),
+                        workgroup));
+    Value keyCounts = launch.getWorkgroupAttributions()[0];
+    Value tid = launch.getThreadIds().x;
+    auto claim = [&](Value key) {
+      return memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                         k.i32(1), keyCounts, ValueRange{key})
+          .getResult();
+    };
+    // Row tid + i kOrderThreads for each i: its key, loaded once (the
+    // loads of all of them in flight together): its segment if it has one,
+    // numSegments if it has several, numSegments + 1 if none.
+    SmallVector<std::pair<Value, Value>> rowsAndKeys;
+    for (int64_t i = 0; i < rowsPerThread; ++i) {
+      Value row = k.add(tid, k.index(i * kOrderThreads));
+      Value clamped = arith::MinUIOp::create(b, loc, row, k.index(capacity - 1));
+      Value count = memref::LoadOp::create(b, loc, segmentsOf, clamped);
+      Value segment = memref::LoadOp::create(b, loc, segmentOf, clamped);
+      Value key = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                k.i32(0)),
+          k.i32(t.numSegments + 1), k.i32(t.numSegments));
+      key = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                k.i32(1)),
+          segment, key);
+      rowsAndKeys.push_back({row, k.toIndex(key)});
+    }
+    auto forEachRow = [&](function_ref<void(Value, Value)> body) {
+      for (auto [row, key] : rowsAndKeys) {
+        if (capacity % kOrderThreads == 0)
+          body(row, key);
+        else
+          k.buildIf(k.ult(row, k.index(capacity)), [&] { body(row, key); });
+      }
+    };
+    auto forEachKey = [&](function_ref<void(Value)> body) {
+      auto loop = scf::ForOp::create(b, loc, tid, k.index(numKeys),
+                                     k.index(kOrderThreads));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      body(loop.getInductionVar());
+    };
+    forEachKey([&](Value key) {
+      memref::StoreOp::create(b, loc, k.i32(0), keyCounts, key);
+    });
+    gpu::BarrierOp::create(b, loc);
+    forEachRow([&](Value, Value key) { claim(key); });
+    gpu::BarrierOp::create(b, loc);
+    // The first warp turns the counts into each key's first slot, 32 keys
+    // a round.
+    k.buildIf(k.ult(tid, k.index(kWarpSize)), [&] {
+      int64_t rounds = llvm::divideCeil(numKeys, kWarpSize);
+      auto scan = scf::ForOp::create(b, loc, k.index(0), k.index(rounds),
+                                     k.index(1), ValueRange{k.i32(0)});
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(scan.getBody());
+      Value key = k.add(k.mul(scan.getInductionVar(), k.index(kWarpSize)),
+                        tid);
+      Value inRange = k.ult(key, k.index(numKeys));
+      Value clamped =
+          arith::MinUIOp::create(b, loc, key, k.index(numKeys - 1));
+      Value count = arith::SelectOp::create(
+          b, loc, inRange,
+          memref::LoadOp::create(b, loc, keyCounts, clamped), k.i32(0));
+      Value inclusive = k.inclusiveWarpSum(count);
+      Value base = scan.getRegionIterArgs()[0];
+      k.buildIf(inRange, [&] {
+        memref::StoreOp::create(
+            b, loc,
+            arith::SubIOp::create(
+                b, loc, arith::AddIOp::create(b, loc, base, inclusive), count),
+            keyCounts, key);
+      });
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::AddIOp::create(b, loc, base,
+                                           k.warpTotal(inclusive))});
+    });
+    gpu::BarrierOp::create(b, loc);
+    forEachRow([&](Value row, Value key) {
+      Value slot = claim(key);
+      memref::StoreOp::create(b, loc, k.toI32(row), rowOrder.order,
+                              k.toIndex(slot));
+      memref::StoreOp::create(b, loc, slot, rowOrder.slots, row);
+    });
+  }
+  memref::DeallocOp::create(b, loc, segmentsOf);
+  memref::DeallocOp::create(b, loc, segmentOf);
+  return rowOrder;
+}
+
+/// Sorts the STile's index by panel of `t.panelRows` rows: the micro-tiles
+/// of A's rows are ordered (buildRowOrder), the counts are cleared (a fill,
+/// which becomes a memset, or a kernel inside a variant of run-time
+/// selection), then a thread for each slot of the index claims a slot in
+/// its panel with an atomic add.
+PanelIndex buildPanelIndex(OpBuilder &b, Location loc, const MatmulTile &t,
+                           const RowOrder &rowOrder) {
+  KernelBuilder k{b, loc};
+  int64_t numPanels = t.extentM / t.panelRows;
+  int64_t panelCapacity = t.panelRows / t.microM;
+  Type i32 = b.getI32Type();
+  PanelIndex index;
+  index.order = rowOrder.order;
+  index.counts = memref::AllocOp::create(
+      b, loc, MemRefType::get({t.numSegments, numPanels}, i32));
+  index.positions = memref::AllocOp::create(
+      b, loc, MemRefType::get({t.numSegments, numPanels, panelCapacity}, i32));
+  linalg::FillOp::create(b, loc, k.i32(0), index.counts);
+  forEachIndexEntry(b, loc, t, [&](Value segment, Value position) {
+    Value ordered =
+        rowOrder.slots
+            ? k.toIndex(memref::LoadOp::create(b, loc, rowOrder.slots,
+                                               ValueRange{position}))
+            : position;
+    Value panel = k.div(ordered, panelCapacity);
     Value claimed = memref::AtomicRMWOp::create(
         b, loc, arith::AtomicRMWKind::addi, k.i32(1), index.counts,
         ValueRange{segment, panel});
-    memref::StoreOp::create(b, loc, k.toI32(k.rem(position, panelCapacity)),
-                            index.positions,
+    Value entry = k.add(k.mul(position, k.index(panelCapacity)),
+                        k.rem(ordered, panelCapacity));
+    memref::StoreOp::create(b, loc, k.toI32(entry), index.positions,
                             ValueRange{segment, panel, k.toIndex(claimed)});
   });
   return index;
@@ -179,11 +362,14 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   int64_t panelCapacity = panelRows / t.microM;
   int64_t unitsPerSegment = llvm::divideCeil(panelRows, s.m);
   int64_t stages = kPanelStages;
-  while (stages > 2 && panelSharedBytes(b.getContext(), s, panelRows, stages,
-                                        t.numSegments) > t.sharedBytesPerBlock)
+  while (stages > 2 &&
+         panelSharedBytes(b.getContext(), s, panelRows, t.microM,
+                          t.groupRows, stages,
+                          t.numSegments) > t.sharedBytesPerBlock)
     --stages;
-  SmallVector<MemRefType> workspace = panelWorkspace(
-      b.getContext(), s, panelRows, stages, t.numSegments);
+  SmallVector<MemRefType> workspace =
+      panelWorkspace(b.getContext(), s, panelRows, t.microM, t.groupRows,
+                     stages, t.numSegments);
   Type f32 = b.getF32Type();
   // The warpgroups that multiply (one for each 64 columns, in replicas
   // that take units in turn), then one that copies the units in.
@@ -200,7 +386,8 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // barriers: each stage's `full` mbarrier, then each stage's `empty` one.
   Value panel = mma.workspace[0], units = mma.workspace[1],
         segmentRows = mma.workspace[2], unitRows = mma.workspace[3],
-        numUnitsBuffer = mma.workspace[4], barriers = mma.workspace[5];
+        numUnitsBuffer = mma.workspace[4], barriers = mma.workspace[5],
+        panelOrder = t.groupRows ? mma.workspace[6] : Value();
   int64_t threads = mma.numThreads, consumers = mma.mmaThreads,
           producerWarps = (threads - consumers) / kWarpSize;
   StageBarriers stageBarriers(k, barriers, stages);
@@ -208,6 +395,37 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   Value panelIndex = k.rem(mma.blockId, numPanels);
   Value r0 = k.mul(panelIndex, k.index(panelRows));
   Value n0 = k.mul(k.div(mma.blockId, numPanels), k.index(s.n));
+  // The row of C that row `row` of the panel holds: with an order, from
+  // the panel's part of it, which the block copies into shared memory first
+  // (read from global memory, the loads made each of a thread's pieces of
+  // the panel's store wait: 1x64 at 90% on an H100, 12% of the kernel).
+  if (index.order) {
+    auto loop = scf::ForOp::create(b, loc, mma.tid, k.index(panelCapacity),
+                                   k.index(mma.numThreads));
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value slot = loop.getInductionVar();
+    memref::StoreOp::create(
+        b, loc,
+        memref::LoadOp::create(
+            b, loc, index.order,
+            ValueRange{k.add(k.mul(panelIndex, k.index(panelCapacity)),
+                             slot)}),
+        panelOrder, slot);
+    // The panel's start from C reads it.
+    if (!t.zeroFill) {
+      b.setInsertionPointAfter(loop);
+      gpu::BarrierOp::create(b, loc);
+    }
+  }
+  auto rowOfC = [&](Value row) -> Value {
+    if (!index.order)
+      return k.add(r0, row);
+    Value position = memref::LoadOp::create(b, loc, panelOrder,
+                                            ValueRange{k.div(row, t.microM)});
+    return k.add(k.mul(k.toIndex(position), k.index(t.microM)),
+                 k.rem(row, t.microM));
+  };
   // Each row of the panel in pieces of 4 columns, spread over the block.
   auto forEachPanelPiece = [&](function_ref<void(Value, Value)> body) {
     int64_t pieces = panelRows * s.n / 4;
@@ -262,7 +480,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
     }
     storePiece(k.widenToF32(vector::LoadOp::create(
                    b, loc, cPieceType, t.c,
-                   ValueRange{k.add(r0, row), k.add(n0, column)},
+                   ValueRange{rowOfC(row), k.add(n0, column)},
                    /*nontemporal=*/false, pieceAlignment)),
                row, column);
   });
@@ -390,17 +608,19 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       auto [row, column] = pieceOf(round);
       Value gathered = gatheredRow(j, round);
       Value valid = k.ult(gathered, rows);
-      // The row within the panel, or -1 for padding.
+      // The slot past the segment's rows holds anything: padding reads
+      // row 0 of A (not copied) and is recorded as -1, no row of the panel.
+      Value entry = k.toIndex(
+          arith::SelectOp::create(b, loc, valid, slots[round], k.i32(0)));
+      Value withinMicroTile = k.rem(gathered, t.microM);
       Value local = arith::SelectOp::create(
           b, loc, valid,
-          arith::AddIOp::create(
-              b, loc,
-              arith::MulIOp::create(b, loc, slots[round],
-                                    k.i32(t.microM)),
-              k.toI32(k.rem(gathered, t.microM))),
+          k.toI32(k.add(k.mul(k.rem(entry, panelCapacity), k.index(t.microM)),
+                        withinMicroTile)),
           k.i32(-1));
       Value source = k.add(
-          r0, k.toIndex(arith::MaxSIOp::create(b, loc, local, k.i32(0))));
+          k.mul(k.div(entry, panelCapacity), k.index(t.microM)),
+          withinMicroTile);
       // A round past the unit's last row copies nothing: the warp skips it
       // (at 99% sparsity most of a unit is padding). Its rows of the stage
       // keep an older unit's values, which only make products of padding
@@ -651,7 +871,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   forEachPanelPiece([&](Value row, Value column) {
     Value value = loadPiece(row, column);
     vector::StoreOp::create(b, loc, k.roundTo(t.outputType, value), t.c,
-                            ValueRange{k.add(r0, row), k.add(n0, column)},
+                            ValueRange{rowOfC(row), k.add(n0, column)},
                             /*nontemporal=*/false, pieceAlignment);
   });
 }
@@ -667,11 +887,16 @@ std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
     return "C is not static and contiguous in rows of 16-byte pieces";
   if (tile.shape.m != kPanelUnitRows)
     return "the tile's m is not " + std::to_string(kPanelUnitRows);
+  // The sorted index holds a position and a slot in one i32.
+  if ((tile.extentM / tile.microM) * (*op.getPanel() / tile.microM) >
+      std::numeric_limits<int32_t>::max())
+    return "the panel's index of positions and slots needs more than 32 bits";
   if (!options.warpgroupMma ||
       !BlockMma::supportsWarpgroupMma(tile.shape, /*aKMajor=*/false))
     return "it needs wgmma (sm_90a) on a tile of whole 64-column blocks";
-  int64_t bytes = panelSharedBytes(op.getContext(), tile.shape,
-                                   *op.getPanel(), 2, op.getNumSegments());
+  int64_t bytes =
+      panelSharedBytes(op.getContext(), tile.shape, *op.getPanel(),
+                       tile.microM, op.getGroupRows(), 2, op.getNumSegments());
   if (bytes > options.sharedBytesPerBlock)
     return "it needs " + std::to_string(bytes) +
            " bytes of shared memory, the chip allows " +
@@ -682,9 +907,14 @@ std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
 void mlir::pit::buildPanelMatmul(RewriterBase &rewriter, STileOp op,
                                  const MatmulTile &tile) {
   rewriter.setInsertionPoint(op);
-  PanelIndex index = buildPanelIndex(rewriter, op.getLoc(), tile);
+  RowOrder rowOrder;
+  if (tile.groupRows)
+    rowOrder = buildRowOrder(rewriter, op.getLoc(), tile);
+  PanelIndex index = buildPanelIndex(rewriter, op.getLoc(), tile, rowOrder);
   buildPanelAlongM(rewriter, op.getLoc(), tile, index);
   rewriter.setInsertionPointAfter(op);
-  memref::DeallocOp::create(rewriter, op.getLoc(), index.counts);
-  memref::DeallocOp::create(rewriter, op.getLoc(), index.positions);
+  for (Value buffer : {index.counts, index.positions, rowOrder.order,
+                       rowOrder.slots})
+    if (buffer)
+      memref::DeallocOp::create(rewriter, op.getLoc(), buffer);
 }

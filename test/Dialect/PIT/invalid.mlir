@@ -74,6 +74,15 @@ func.func @stile_panel(%c: memref<4xi32>) {
 
 // -----
 
+func.func @stile_group_rows(%c: memref<4xi32>) {
+  // expected-error @+1 {{'pit.stile' op group_rows needs a panel}}
+  pit.stile (%m, %n, %k) segment(%s) counts(%c : memref<4xi32>) domain [512, 128, 256] tile [64, 64, 64] micro_tile [1, 64] pit_axis 0 sparse_map affine_map<(d0, d1, d2) -> (d0, d2)> attributes {group_rows} {
+  }
+  return
+}
+
+// -----
+
 func.func @stile_tile_rank(%c: memref<4xi32>) {
   // expected-error @+1 {{'pit.stile' op expects one tile extent per loop of the domain (3), got 2}}
   pit.stile (%m, %n, %k) segment(%s) counts(%c : memref<4xi32>) domain [128, 128, 128] tile [32, 64] micro_tile [32, 1] pit_axis 2 sparse_map affine_map<(d0, d1, d2) -> (d0, d2)> {

@@ -238,7 +238,8 @@ LogicalResult SelectOp::verify() {
 void STileOp::build(OpBuilder &builder, OperationState &state, Value counts,
                     ArrayRef<int64_t> domain, ArrayRef<int64_t> tile,
                     ArrayRef<int64_t> microTile, int64_t pitAxis,
-                    AffineMap sparseMap, bool keepTile, int64_t panel) {
+                    AffineMap sparseMap, bool keepTile, int64_t panel,
+                    bool groupRows) {
   state.addOperands(counts);
   state.addAttribute(getDomainAttrName(state.name),
                      builder.getDenseI64ArrayAttr(domain));
@@ -255,6 +256,9 @@ void STileOp::build(OpBuilder &builder, OperationState &state, Value counts,
   if (panel)
     state.addAttribute(getPanelAttrName(state.name),
                        builder.getI64IntegerAttr(panel));
+  if (groupRows)
+    state.addAttribute(getGroupRowsAttrName(state.name),
+                       builder.getUnitAttr());
   Region *body = state.addRegion();
   SmallVector<Type> argTypes(domain.size() + 1, builder.getIndexType());
   SmallVector<Location> argLocs(argTypes.size(), state.location);
@@ -341,6 +345,9 @@ LogicalResult STileOp::verify() {
              << ", since a tile lies in one segment";
   }
 
+  // Rows are grouped into panels.
+  if (getGroupRows() && !getPanel())
+    return emitOpError("group_rows needs a panel");
   // A panel is whole micro-tiles of the PIT axis and splits its extent.
   if (std::optional<int64_t> panel = getPanel()) {
     int64_t micro = microTile[*map.getResultPosition(

@@ -187,6 +187,14 @@ def PIT_STileOp : PIT_Op<"stile", [
     pit-sparsify sets it from the STile database. The CPU lowering ignores
     it.
 
+    With `group_rows` as well, the panels need not hold consecutive
+    coordinates: the lowering may first order the micro-tiles along
+    `pit_axis` by the segments they hold (those of one segment together,
+    by segment, then those of several, then empty ones), so that at high
+    sparsity a block's partial tiles are fuller and fewer. The output is the
+    same: a panel is written wherever its coordinates are (permuting them is
+    what PIT allows). pit-sparsify sets it from the STile database.
+
     The body runs once per tile, in no particular order and possibly in
     parallel. Its block arguments are the tile's origin in each loop of the
     domain (the compacted origin along `pit_axis`), then the segment number.
@@ -219,7 +227,8 @@ def PIT_STileOp : PIT_Op<"stile", [
     ConfinedAttr<I64Attr, [IntNonNegative]>:$pit_axis,
     AffineMapAttr:$sparse_map,
     UnitAttr:$keep_tile,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$panel
+    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$panel,
+    UnitAttr:$group_rows
   );
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -233,7 +242,8 @@ def PIT_STileOp : PIT_Op<"stile", [
                    "int64_t":$pitAxis,
                    "::mlir::AffineMap":$sparseMap,
                    CArg<"bool", "false">:$keepTile,
-                   CArg<"int64_t", "0">:$panel)>
+                   CArg<"int64_t", "0">:$panel,
+                   CArg<"bool", "false">:$groupRows)>
   ];
   let extraClassDeclaration = [{
     /// Number of loops of the iteration domain.
