@@ -253,12 +253,15 @@ def warm_up(seconds=1.0):
         torch.cuda.synchronize()
 
 
-def measure_tables(directory, reps):
+def measure_tables(directory, reps, only="", kept=None):
     """The STile database: each matmul case's variants (its STile with each
     dense tile, and the dense fallback, forced, detection included) timed on
     patterns of its micro-tile at every coverage point of
-    cases.TABLE_COVERAGE: the device time of a call (device_busy_us)."""
+    cases.TABLE_COVERAGE: the device time of a call (device_busy_us). With
+    `only`, just the variants of cases whose name has it are measured; the
+    others, and dense, keep their latencies from the table `kept`."""
     table = cases.skeleton_table()
+    kept_ops = {entry["op"]: entry for entry in (kept or {}).get("ops", [])}
     n = cases.SIZE
     warm_up()
     for entry in table["ops"]:
@@ -272,6 +275,12 @@ def measure_tables(directory, reps):
             micro_text = f"{micro[0]}x{micro[1]}"
             name = f"matmul_{dtype_name}_{micro_text}"
             number = cases.variant_number(micro_text, variant)
+            if only not in name:
+                same = [old for old in kept_ops[entry["op"]]["variants"]
+                        if {k: v for k, v in old.items() if k != "latency_us"}
+                        == {k: v for k, v in variant.items() if k != "latency_us"}]
+                variant["latency_us"] = same[0]["latency_us"]
+                continue
             fixed = PITKernel(directory / cases.variant_library(name, number))
             dense = PITKernel(directory / cases.variant_library(
                 name, len(cases.DENSE_TILES[micro_text])))
@@ -286,11 +295,13 @@ def measure_tables(directory, reps):
                         lambda a: dense(a, b, c), inputs, reps))
             variant["latency_us"] = [round(t, 1) for t in latencies]
             print(f"{entry['op']} {micro} {variant['dense_tile']} "
-                  f"panel {variant.get('panel', 0)}: "
+                  f"panel {variant.get('panel', 0)}"
+                  f"{' grouped' if variant.get('group_rows') else ''}: "
                   + " ".join(f"{t:.0f}" for t in variant["latency_us"]),
                   flush=True)
         # Dense does not depend on the pattern; its detection a little.
-        entry["dense_us"] = round(statistics.median(dense_times), 1)
+        entry["dense_us"] = (round(statistics.median(dense_times), 1) if not only
+                             else kept_ops[entry["op"]]["dense_us"])
         print(f"{entry['op']} dense: {entry['dense_us']:.0f}", flush=True)
     return table
 
@@ -377,9 +388,15 @@ def main():
     cublas_cache = {}
     failed = 0
     if options.tables:
-        table = measure_tables(options.directory, options.reps)
-        table.update(device=device, date=time.strftime("%Y-%m-%d"),
-                     command="scripts/bench.sh run OUT --tables")
+        kept = None
+        if options.only:
+            kept = json.loads(cases.table_path(device).read_text())
+        table = measure_tables(options.directory, options.reps, options.only, kept)
+        command = "scripts/bench.sh run OUT --tables"
+        if options.only:
+            command += (f" --only {options.only} (the rest kept from the table "
+                        f"of {kept.get('date', '?')})")
+        table.update(device=device, date=time.strftime("%Y-%m-%d"), command=command)
         (options.out / "tables.json").write_text(json.dumps(table, indent=1))
         return
     if options.sweep:

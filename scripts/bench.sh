@@ -10,7 +10,8 @@
 #       carried: times PIT and its peers, prints the table, writes
 #       OUTDIR/results.json; --tables measures the STile database instead
 #       (OUTDIR/tables.json: copy it to bench/tables/DEVICE.json, compile
-#       again)
+#       again); --tables --only S measures only the cases named with S and
+#       keeps the rest of bench/tables/DEVICE.json
 #
 # Then, here: python3 bench/report.py OUTDIR/results.json docs/benchmarks
 set -euo pipefail
@@ -33,7 +34,7 @@ case "${1:-}" in
     python3 bench/run_benchmark.py build/bench "$out" "$@"
     ;;
   *)
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
