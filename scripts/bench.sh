@@ -34,7 +34,7 @@ case "${1:-}" in
     python3 bench/run_benchmark.py build/bench "$out" "$@"
     ;;
   *)
-    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
