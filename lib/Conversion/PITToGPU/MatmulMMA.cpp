@@ -330,8 +330,13 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
     if (why.empty()) {
       tile.panelRows = *op.getPanel();
       tile.groupRows = op.getGroupRows();
-    }
-    else
+      if (std::string whyNot = whyNoRowOrder(tile);
+          tile.groupRows && !whyNot.empty()) {
+        op.emitRemark("rows of the panels left in their order (")
+            << whyNot << ")";
+        tile.groupRows = false;
+      }
+    } else
       op.emitRemark("panel of ")
           << *op.getPanel() << " rows left out (" << why
           << "): the tile adds into C with atomics";

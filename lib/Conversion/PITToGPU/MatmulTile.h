@@ -79,6 +79,9 @@ struct MatmulTile {
 std::string whyNoPanel(STileOp op, const MatmulTile &tile,
                        const MmaKernelOptions &options);
 
+/// Why a panel STile cannot group its rows (empty if it can).
+std::string whyNoRowOrder(const MatmulTile &tile);
+
 /// Replaces nothing: builds, before `op`, the kernels of an STile gathered
 /// along m whose blocks own a panel of C's rows (`tile.panelRows`): the
 /// index sorted by panel, then the panel kernel; the sorted index is freed

@@ -345,7 +345,7 @@ LogicalResult STileOp::verify() {
              << ", since a tile lies in one segment";
   }
 
-  // Rows are grouped into panels.
+  // Rows are grouped only into panels.
   if (getGroupRows() && !getPanel())
     return emitOpError("group_rows needs a panel");
   // A panel is whole micro-tiles of the PIT axis and splits its extent.
