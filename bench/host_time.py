@@ -12,7 +12,9 @@ CUDA events, and what recording an event costs the host: where the host
 time of a call and its events exceeds the device's, the interval between
 the events is the host's. The runtime is lent torch's stream, as the benchmark
 lends it: the calls are then stream-ordered (without it every call waits
-for its kernels)."""
+for its kernels). Last, the same two for the call a user of the Python
+runtime makes (pit.load's functions: its checks, torch's stream looked up
+at every call), and torch.matmul's host time on the same tensors."""
 
 import pathlib
 import statistics
@@ -26,27 +28,26 @@ import cases  # noqa: E402  (puts the shared helpers on the path)
 from compiled_library import Kernel  # noqa: E402
 from profiling import lend_torch_stream, matmul_inputs  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+from pit.runtime import Function  # noqa: E402  (the pure-Python runtime)
+
 CALLS = 50
 
 
-def measure(library, micro, sparsity):
-    kernel = Kernel(library)
-    a, b, c = matmul_inputs(cases.SIZE, micro, sparsity)
-    for _ in range(5):
-        kernel(a, b, c)
-    torch.cuda.synchronize()
-    issue = []
+def issue_us(call):
+    """Median host time of call(), with the GPU kept busy."""
+    times = []
     for _ in range(CALLS):
         start = time.perf_counter()
-        kernel(a, b, c)
-        issue.append((time.perf_counter() - start) * 1e6)
+        call()
+        times.append((time.perf_counter() - start) * 1e6)
     torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(CALLS):
-        kernel(a, b, c)
-    torch.cuda.synchronize()
-    back_to_back = (time.perf_counter() - start) / CALLS * 1e6
-    # As the benchmark times a call: between two events, call after call.
+    return statistics.median(times)
+
+
+def between_events_us(call):
+    """Median interval between events recorded around call(), call after
+    call (as the benchmark times), and the host time of an event record."""
     records, events = [], []
     for _ in range(CALLS):
         begin, end = (torch.cuda.Event(enable_timing=True),
@@ -54,17 +55,44 @@ def measure(library, micro, sparsity):
         start = time.perf_counter()
         begin.record()
         records.append((time.perf_counter() - start) * 1e6)
-        kernel(a, b, c)
+        call()
         end.record()
         events.append((begin, end))
     torch.cuda.synchronize()
-    interval = statistics.median(begin.elapsed_time(end) * 1e3
-                                 for begin, end in events)
+    return (statistics.median(begin.elapsed_time(end) * 1e3 for begin, end in events),
+            statistics.median(records))
+
+
+def measure(library, micro, sparsity):
+    kernel = Kernel(library)
+    # The library as pit.load gives it (benchmark libraries have no
+    # manifest: the signature is the benchmark's matmul).
+    spec = {"name": "kernel",
+            "args": [{"dtype": "f16", "shape": [cases.SIZE, cases.SIZE]}] * 3}
+    function = Function(kernel.lib, "gpu", spec)
+    a, b, c = matmul_inputs(cases.SIZE, micro, sparsity)
+    for _ in range(5):
+        kernel(a, b, c)
+        function(a, b, c)
+    torch.cuda.synchronize()
+    issue = issue_us(lambda: kernel(a, b, c))
+    start = time.perf_counter()
+    for _ in range(CALLS):
+        kernel(a, b, c)
+    torch.cuda.synchronize()
+    back_to_back = (time.perf_counter() - start) / CALLS * 1e6
+    interval, record = between_events_us(lambda: kernel(a, b, c))
+    loaded_issue = issue_us(lambda: function(a, b, c))
+    loaded_interval, _ = between_events_us(lambda: function(a, b, c))
+    matmul_issue = issue_us(lambda: torch.matmul(a, b, out=c))
     print(f"{pathlib.Path(library).name} {'x'.join(map(str, micro))} {sparsity}: "
-          f"host {statistics.median(issue):.1f} us a call, "
+          f"host {issue:.1f} us a call, "
           f"back to back {back_to_back:.1f} us a call, "
-          f"an event record {statistics.median(records):.1f} us on the host, "
-          f"between events {interval:.1f} us a call", flush=True)
+          f"an event record {record:.1f} us on the host, "
+          f"between events {interval:.1f} us a call; "
+          f"through pit.load: host {loaded_issue:.1f} us a call, "
+          f"between events {loaded_interval:.1f} us; "
+          f"torch.matmul: host {matmul_issue:.1f} us a call", flush=True)
 
 
 def main():

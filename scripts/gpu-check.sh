@@ -6,9 +6,10 @@
 #                                     build/gpu-check/*.so with pit-compile
 #   scripts/gpu-check.sh run [LOGDIR] on the GPU machine, from the repository
 #                                     root with build/gpu-check carried: the
-#                                     C++ example, the small cases (waiting,
-#                                     then stream-ordered), memcheck
-#                                     (small cases; all cases at 99%), then all
+#                                     C++ and Python examples, the small
+#                                     cases (waiting, then stream-ordered),
+#                                     memcheck (small cases; all cases at
+#                                     99%), then all
 #
 # Each run step prints "N passed, N failed" and writes its log to LOGDIR.
 set -euo pipefail
@@ -26,6 +27,10 @@ case "${1:-}" in
       -Lbuild/gpu-check -lsparse_matmul -lpit_cuda_runtime \
       -L"${CUDA_HOME:-/usr/local/cuda}/lib64/stubs" -lcuda -Wl,-rpath,'$ORIGIN' \
       -o build/gpu-check/sparse_matmul_gpu
+    # The Python example: built and compiled through the bindings, called
+    # there through the pure-Python runtime on torch tensors.
+    PYTHONPATH=build/python_packages .venv/bin/python \
+      examples/python/sparse_matmul_gpu.py compile build/gpu-check/python-example > /dev/null
     ;;
   run)
     logs=${2:-.}
@@ -37,6 +42,8 @@ case "${1:-}" in
     date -u | tee -a "$logs/device.txt"
     status=0
     "$artifacts/sparse_matmul_gpu" 2>&1 | tee "$logs/cpp-example.log" || status=1
+    python3 "$artifacts/python-example/sparse_matmul_gpu.py" run "$artifacts/python-example" \
+      2>&1 | tee "$logs/python-example.log" || status=1
     python3 check_on_device.py "$artifacts" --only-prefix small_ 2>&1 | tee "$logs/small.log" || status=1
     # The same calls stream-ordered on a lent stream, as torch users make them.
     python3 check_on_device.py "$artifacts" --only-prefix small_ --stream-ordered \

@@ -87,6 +87,10 @@ class Function:
             self._clear_stream = library.pitCudaClearStream
             self._clear_stream.argtypes = []
             self._clear_stream.restype = None
+            # A fresh PITTensor[n] a call (calls may come from several
+            # threads); shape arrays shared.
+            self._tensor_array_type = PITTensor * len(self.args)
+            self._shape_arrays = {}
 
     def __repr__(self):
         args = ", ".join(f"{dtype}{list(shape)}" for dtype, shape in self.args)
@@ -145,48 +149,90 @@ class Function:
         self._entry(*flat)
 
     def _call_gpu(self, values):
-        tensors = (PITTensor * len(values))()
-        shapes = []
-        torch_stream = None
+        # At high sparsity a call keeps the GPU busy for only tens of
+        # microseconds, and the host must issue the next call meanwhile, or
+        # the GPU waits for it: the per-call work is kept to lookups (no
+        # dictionaries built, one stream query a call, shape arrays reused).
+        tensors = self._tensor_array_type()
+        torch_device = None
         for number, (value, expected) in enumerate(zip(values, self.args)):
+            contiguous = True
             if isinstance(value, DevicePointer):
                 address, shape, dtype = value.address, value.shape, value.dtype
             elif _is_torch_tensor(value):
                 if not value.is_cuda:
                     raise ArgumentError(f"{self._where(number)}: the tensor is on "
                                         f"{value.device}; a GPU function takes CUDA tensors")
-                dtype = {torch_name: key for key, (_, _, torch_name) in _DTYPES.items()
-                         }.get(str(value.dtype), str(value.dtype))
+                device = value.get_device()
+                if torch_device is None:
+                    torch_device = device
+                elif device != torch_device:
+                    raise ArgumentError(f"{self._where(number)}: the tensor is on "
+                                        f"cuda:{device}, an earlier one on "
+                                        f"cuda:{torch_device}; a call runs on one GPU")
+                dtype = _torch_dtype_key(value.dtype)
                 address, shape = value.data_ptr(), tuple(value.shape)
-                import torch
-                torch_stream = torch.cuda.current_stream(value.device).cuda_stream
+                contiguous = value.is_contiguous()
             else:
                 raise ArgumentError(f"{self._where(number)}: a GPU function takes "
                                     "torch CUDA tensors or pit.DevicePointer, got "
                                     f"{_describe(value)}")
             self._check(number, dtype, shape, expected)
-            if _is_torch_tensor(value) and not value.is_contiguous():
+            if not contiguous:
                 raise ArgumentError(f"{self._where(number)}: expects a contiguous "
                                     "(row-major) tensor; pass x.contiguous()")
             if address == 0 or address % ARG_ALIGNMENT:
                 raise ArgumentError(f"{self._where(number)}: the device pointer "
                                     f"0x{address:x} is null or not {ARG_ALIGNMENT}-byte aligned")
-            shapes.append((ctypes.c_int64 * len(shape))(*shape))
-            tensors[number].data = address
-            tensors[number].dtype = _DTYPES[dtype][0]
-            tensors[number].rank = len(shape)
-            tensors[number].shape = shapes[-1]
+            tensor = tensors[number]
+            tensor.data = address
+            tensor.dtype = _DTYPES[dtype][0]
+            tensor.rank = len(shape)
+            tensor.shape = self._shape_array(shape)
         # With torch tensors the call is stream-ordered on torch's current
         # stream, as a torch op is: after torch's pending work on the inputs,
         # before torch's next, returning once queued (handle 0, torch's
         # default stream, is the legacy default stream). Raw pointers have no
         # stream to follow: the call runs on the legacy stream and waits.
-        if torch_stream is None:
+        if torch_device is None:
             self._clear_stream()
         else:
-            self._set_stream(torch_stream)
+            self._set_stream(_current_torch_stream(torch_device))
         if self._entry(tensors, len(values)):
             raise CallError(self._last_error().decode())
+
+    def _shape_array(self, shape):
+        """The int64[rank] of a checked shape, made once per shape: the entry
+        point only reads it."""
+        array = self._shape_arrays.get(shape)
+        if array is None:
+            array = self._shape_arrays[shape] = (ctypes.c_int64 * len(shape))(*shape)
+        return array
+
+
+# torch's dtype objects to the manifest's names, filled as they are met (the
+# runtime does not import torch until a torch tensor comes).
+_torch_dtype_keys = {}
+
+
+def _torch_dtype_key(torch_dtype):
+    key = _torch_dtype_keys.get(torch_dtype)
+    if key is None:
+        name = str(torch_dtype)
+        key = next((key for key, (_, _, torch_name) in _DTYPES.items()
+                    if torch_name == name), name)
+        _torch_dtype_keys[torch_dtype] = key
+    return key
+
+
+def _current_torch_stream(device):
+    """The handle of torch's current stream on GPU `device`."""
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:  # an int, without making a torch.cuda.Stream
+        return raw(device)
+    return torch.cuda.current_stream(device).cuda_stream
 
 
 class Library:
