@@ -411,15 +411,23 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       const OpLatencies *entry = database->lookup(op);
       SmallVector<SelectableVariant> variants =
           findVariants(op, rules, mark, entry);
-      if (!variants.empty()) {
-        if (variant > static_cast<int64_t>(variants.size()))
+      if (!variants.empty() && variant >= 0) {
+        // Forced: straight-line code, as for a fixed rule, with no switch
+        // for the GPU lowering to leave its buffers in (they would not
+        // share the call's one allocation and first memset). The variants
+        // that fit count in the table's order.
+        int64_t numFitting = variants.size();
+        if (variant > numFitting)
           return op->emitOpError("pit-sparsify: there is no variant ")
                  << variant.getValue() << "; the latency table gives "
-                 << variants.size() << " and dense (" << variants.size()
-                 << ")";
-        // Forced to one variant, the numbering stays the table's.
-        if (variant < 0)
-          dropUnprofitableVariants(op, variants, entry->dense);
+                 << numFitting << " and dense (" << numFitting << ")";
+        if (variant == numFitting) {
+          op->removeAttr(PITDialect::getSparseAttrName());
+          return success();
+        }
+        rule = variants[variant].rule;
+      } else if (!variants.empty()) {
+        dropUnprofitableVariants(op, variants, entry->dense);
         if (variants.empty()) {
           op->emitRemark("pit-sparsify: dense is never beaten by more than ")
               << static_cast<int>(kWorthwhileGain * 100) << "% and "
@@ -460,8 +468,6 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
 
     // Variants that gather the same micro-tiles along the same dimension
     // share one index.
-    // A forced variant needs no choice, and so no sample.
-    bool forced = variant >= 0;
     bool sampled = sampleEvery > 0;
     SmallVector<MicroTileIndex> indices;
     SmallVector<const STileRule *> indexRules;
@@ -485,7 +491,7 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     for (auto [rule, index] : llvm::zip(indexRules, indices)) {
       if (!sampled)
         emitDetection(rewriter, loc, sparse, *rule, index);
-      choiceCounts.push_back(sampled && !forced
+      choiceCounts.push_back(sampled
                                  ? emitSampleCount(rewriter, loc, sparse,
                                                    *rule, sampleEvery)
                                  : index.counts);
@@ -499,26 +505,22 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       capacities.push_back(getIndexExtents(sparse, variant.rule).second);
       latencies.push_back(rewriter.getDenseF64ArrayAttr(variant.latencies));
     }
-    if (!forced) {
-      // What the choice's number means (pitCudaLastChoice reports it).
-      InFlightDiagnostic remark =
-          op->emitRemark("pit-sparsify: chooses at run time among ");
-      for (auto [number, variant] : llvm::enumerate(variants)) {
-        remark << "variant " << number << " ";
-        describeVariant(remark, variant.rule);
-        remark << (number + 1 < variants.size() ? ", " : " and ");
-      }
-      remark << "dense (" << variants.size() << ")";
+    // What the choice's number means (pitCudaLastChoice reports it).
+    InFlightDiagnostic remark =
+        op->emitRemark("pit-sparsify: chooses at run time among ");
+    for (auto [number, variant] : llvm::enumerate(variants)) {
+      remark << "variant " << number << " ";
+      describeVariant(remark, variant.rule);
+      remark << (number + 1 < variants.size() ? ", " : " and ");
     }
-    Value choice =
-        forced
-            ? Value(arith::ConstantIndexOp::create(rewriter, loc, variant))
-            : Value(SelectOp::create(
-                  rewriter, loc, rewriter.getIndexType(), counts,
-                  rewriter.getDenseI64ArrayAttr(capacities),
-                  rewriter.getDenseF64ArrayAttr(database->getCoverage()),
-                  rewriter.getArrayAttr(latencies),
-                  rewriter.getF64FloatAttr(denseLatency)));
+    remark << "dense (" << variants.size() << ")";
+    remark.report();
+    Value choice = SelectOp::create(
+        rewriter, loc, rewriter.getIndexType(), counts,
+        rewriter.getDenseI64ArrayAttr(capacities),
+        rewriter.getDenseF64ArrayAttr(database->getCoverage()),
+        rewriter.getArrayAttr(latencies),
+        rewriter.getF64FloatAttr(denseLatency));
 
     // Each index is detected where a variant that reads it is chosen.
     if (sampled) {

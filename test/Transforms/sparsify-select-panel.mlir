@@ -1,9 +1,9 @@
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=GPU
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=REPLICAS
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=3" --convert-pit-to-gpu="chip=sm_90a" 2>&1 >/dev/null | FileCheck %s --check-prefix=BIG
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=3" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=REPLICAS
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=2" --convert-pit-to-gpu="chip=sm_90a" 2>&1 >/dev/null | FileCheck %s --check-prefix=BIG
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_75" 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALL
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=5" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=GROUPED
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=GROUPED
 
 // A variant of 1x64 gathered along m may name the panel of C's rows that a
 // block owns (pit.stile `panel`) instead of adding its rows into C with
@@ -21,29 +21,36 @@
 // CHECK-NEXT: linalg.fill
 // CHECK-NEXT: linalg.matmul
 
-// The panel's kernels: the index is sorted by panel (counts of 4 segments
-// x 2 panels, cleared on the stream, claimed with atomic adds), then a
-// block for each panel of 256 rows and 128 columns keeps the panel in
-// shared memory (f32, the columns of 8-column blocks interleaved in pairs,
-// no padding) next to 4 stages of the 64x64 A tile and the 64x128 B tile,
-// the list of units (4 segments x 4 units of 64 rows), each segment's
-// rows, each stage's rows, and each stage's two mbarriers. Two warpgroups
-// multiply each unit, 64 columns each; the four warps of a third copy
-// every fourth unit in (the copying warps divide the stages, so a stage
-// always takes the units of one warp). The copies of a stage complete its `full` mbarrier (cp.async
-// arrivals, then the rows); the multiplying warpgroups (one replica)
-// wait for it, add the unit before into the panel in turn (a named
-// barrier each) while the unit multiplies, and only then free the stage
-// (its `empty` mbarrier), which the copying warp waits for. The clearing of C folds away: the panel starts
-// at zeros and is stored once, with no atomics, in 16-byte pieces. A
+// Forced to it, the variant runs alone (no switch). The panel's kernels: the
+// index is sorted by panel (counts of 4 segments x 2 panels, claimed with
+// atomic adds; cleared with the detection's counts by the call's one memset,
+// before any kernel, as all the call's buffers are views of one allocation),
+// then a block for each panel of 256 rows and 128 columns keeps the panel in
+// shared memory (f32, the columns of 8-column blocks interleaved in pairs, no
+// padding) next to 4 stages of the 64x64 A tile and the 64x128 B tile, the
+// list of units (4 segments x 4 units of 64 rows), each segment's rows, each
+// stage's rows, and each stage's two mbarriers. Two warpgroups multiply each
+// unit, 64 columns each; the four warps of a third copy every fourth unit in
+// (the copying warps divide the stages, so a stage always takes the units of
+// one warp). The copies of a stage complete its `full` mbarrier (cp.async
+// arrivals, then the rows); the multiplying warpgroups (one replica) wait for
+// it, add the unit before into the panel in turn (a named barrier each) while
+// the unit multiplies, and only then free the stage (its `empty` mbarrier),
+// which the copying warp waits for. The clearing of C folds away: the panel
+// starts at zeros and is stored once, with no atomics, in 16-byte pieces. A
 // thread adds four columns of a row into the panel in one access.
-// GPU: case 1 {
+// GPU-LABEL: func.func @rows
+// GPU-NOT: scf.index_switch
 // GPU-NOT: gpu.memset {{.+}} : memref<512x128xf32>
-// GPU: gpu.alloc  () : memref<4x2xi32>
-// GPU: gpu.alloc  () : memref<4x2x256xi32>
-// GPU: gpu.memset  %{{.+}}, %{{.+}} : memref<4x2xi32>, i32
+// GPU: %[[ARENA:.+]] = gpu.alloc  () : memref<16896xi8>
+// GPU: %[[PANEL_COUNTS:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<16896xi8> to memref<4x2xi32>
+// GPU: memref.view %[[ARENA]][%{{.+}}][] : memref<16896xi8> to memref<4x2x256xi32>
+// GPU: %[[CLEARED:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<16896xi8> to memref<128xi32>
+// GPU: gpu.memset  %[[CLEARED]], %{{.+}} : memref<128xi32>, i32
+// GPU-NOT: gpu.memset
 // GPU: gpu.launch
-// GPU: memref.atomic_rmw addi %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : (i32, memref<4x2xi32>) -> i32
+// GPU: gpu.launch
+// GPU: memref.atomic_rmw addi %{{.+}}, %[[PANEL_COUNTS]][%{{.+}}, %{{.+}}] : (i32, memref<4x2xi32>) -> i32
 // GPU: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384{{.*}}, {{.+}}) dynamic_shared_memory_size
 // GPU: memref.view {{.+}} to memref<4x64x64xf16, #gpu.address_space<workgroup>>
 // GPU: memref.view {{.+}} to memref<4x2x64x64xf16, #gpu.address_space<workgroup>>
@@ -75,31 +82,35 @@
 // GPU: gpu.barrier
 // GPU-COUNT-8: nvvm.mbarrier.inval
 // GPU: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<512x128xf32>, vector<4xf32>
-// GPU: default {
+// GPU: gpu.dealloc  %[[ARENA]]
 
-// With group_rows (variant 5: panels of 128 rows), the rows of A are first
+// With group_rows (variant 4: panels of 128 rows), the rows of A are first
 // ordered by the segments they hold: a kernel for each slot of the index
-// counts each row's segments (cleared on the stream) and records one; one
-// block of 1024 threads counts the rows of each key (4 segments + several +
-// none) in shared memory, scans them in one warp and claims each row its
-// slot, writing the order and each row's slot. The index is then sorted
-// into panels by slot (4 panels of 128), and each panel block copies its
-// part of the order into shared memory, where its stores find C's rows.
-// GROUPED: func.func @rows
-// GROUPED: %[[SEGMENTS:.+]] = gpu.alloc  () : memref<512xi32>
-// GROUPED: gpu.memset  %[[SEGMENTS]], %{{.+}} : memref<512xi32>, i32
+// counts each row's segments (cleared by the call's one memset, with the
+// detection's and the sort's counts) and records one; one block of 1024
+// threads counts the rows of each key (4 segments + several + none) in shared
+// memory, scans them in one warp and claims each row its slot, writing the
+// order and each row's slot. The index is then sorted into panels by slot (4
+// panels of 128), and each panel block copies its part of the order into
+// shared memory, where its stores find C's rows.
+// GROUPED-LABEL: func.func @rows
+// GROUPED: %[[ARENA:.+]] = gpu.alloc  () : memref<25088xi8>
+// GROUPED: %[[SEGMENTS:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<25088xi8> to memref<512xi32>
+// GROUPED: memref.view %[[ARENA]][%{{.+}}][] : memref<25088xi8> to memref<512xi32>
+// GROUPED: %[[ORDER:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<25088xi8> to memref<512xi32>
+// GROUPED: %[[SLOTS:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<25088xi8> to memref<512xi32>
+// GROUPED: %[[CLEARED:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<25088xi8> to memref<640xi32>
+// GROUPED: gpu.memset  %[[CLEARED]], %{{.+}} : memref<640xi32>, i32
+// GROUPED-NOT: gpu.memset
+// GROUPED: gpu.launch
 // GROUPED: gpu.launch
 // GROUPED: memref.atomic_rmw addi %{{.+}}, %[[SEGMENTS]][%{{.+}}] : (i32, memref<512xi32>) -> i32
-// GROUPED: %[[ORDER:.+]] = gpu.alloc  () : memref<512xi32>
-// GROUPED: %[[SLOTS:.+]] = gpu.alloc  () : memref<512xi32>
 // GROUPED: gpu.launch blocks({{.+}}) in ({{.+}} = %c1{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c1024, {{.+}}) workgroup(%[[KEYS:.+]] : memref<6xi32, #gpu.address_space<workgroup>>)
 // GROUPED: memref.atomic_rmw addi %{{.+}}, %[[KEYS]][%{{.+}}]
 // GROUPED: gpu.shuffle  up
 // GROUPED: memref.atomic_rmw addi %{{.+}}, %[[KEYS]][%{{.+}}]
 // GROUPED: memref.store %{{.+}}, %[[ORDER]][%{{.+}}] : memref<512xi32>
 // GROUPED: memref.store %{{.+}}, %[[SLOTS]][%{{.+}}] : memref<512xi32>
-// GROUPED: gpu.alloc  () : memref<4x4xi32>
-// GROUPED: gpu.alloc  () : memref<4x4x128xi32>
 // GROUPED: gpu.launch
 // GROUPED: memref.load %[[SLOTS]][%{{.+}}] : memref<512xi32>
 // GROUPED: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384, {{.+}}) dynamic_shared_memory_size
@@ -108,10 +119,9 @@
 // GROUPED: memref.store %{{.+}}, %[[PANEL_ORDER]][%{{.+}}] : memref<128xi32, #gpu.address_space<workgroup>>
 // GROUPED: memref.load %[[PANEL_ORDER]]
 // GROUPED: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<512x128xf32>, vector<4xf32>
-// GROUPED: gpu.dealloc  %[[ORDER]]
-// GROUPED: gpu.dealloc  %[[SLOTS]]
+// GROUPED: gpu.dealloc  %[[ARENA]]
 
-// With 64 columns (variant 4), the block's 4 panels of 256 rows keep 4
+// With 64 columns (variant 3; the table's 4th, since its 3rd does not fit), the block's 4 panels of 256 rows keep 4
 // stages, and two replicas of the multiplying warpgroup take the units in
 // turn (units r, r + 2, ...): the second hands the first its first turn;
 // each frees a unit's stage once it is multiplied, then takes its turn,

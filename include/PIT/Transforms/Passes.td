@@ -95,9 +95,9 @@ def PITSparsify : Pass<"pit-sparsify"> {
     not fit the operation. An operation the database has no entry for is
     sparsified as without it, with a remark. `variant` N >= 0 replaces the
     choice by variant N (the number of variants means dense; variants that
-    fit count in the table's order, none left out as not worth it),
-    detections included: that is how the latency tables and the oracle of
-    the benchmark are measured.
+    fit count in the table's order, none left out as not worth it): that
+    variant's detection and STile alone, with no switch. That is how the
+    latency tables and the oracle of the benchmark are measured.
 
     Matches: linalg operations on buffers with a `pit.sparse` mark.
     Leaves alone, with a remark: operations on tensors (bufferize first),

@@ -38,7 +38,6 @@
 // CHECK:   call @pitCudaTensorMap2D(%{{.+}}, %c256_i64, %c512_i64, %c64_i64, %c64_i64{{.*}})
 // CHECK:   memref.extract_aligned_pointer_as_index %[[A]]
 // CHECK:   call @pitCudaTensorMap2D(%{{.+}}, %c256_i64{{.*}}, %c256_i64{{.*}}, %c128_i64, %c64_i64{{.*}})
-// CHECK:   gpu.alloc
 // CHECK:   %[[BLOCKS:.+]] = arith.minui %c4{{.*}}, %[[SMS_INDEX]]
 // CHECK:   %[[PAIRS:.+]] = arith.divui %[[BLOCKS]], %c2
 // CHECK:   %[[WHOLE:.+]] = arith.muli %[[PAIRS]], %c2

@@ -16,9 +16,10 @@
 // kernel with 128x128 blocks, chunks of 64 of k in 3 stages (96 KiB of
 // dynamic shared memory), and C's zero fill folded away. The device buffers
 // of the call (both indices and counts, the compacted copy, the choice) are
-// views of one allocation, the buffers the call clears first at its start,
-// in the order of their memsets: the memsets that come before any kernel
-// (both indices' counts, the first sample's) are one memset of 768 bytes.
+// views of one allocation, made at its start, the buffers the call clears
+// first, in the order of their memsets: those memsets (both indices'
+// counts, both samples', the second one's moved up from between the two
+// sampling kernels) are one memset of 1024 bytes, before any kernel.
 // The choosing kernel also writes its choice into slot 0 of the runtime's
 // record of choices (pitCudaChoiceRecord, asked at the entry; no store
 // where the runtime had none), which pitCudaLastChoice reads back.
@@ -27,20 +28,22 @@
 // CHECK-NEXT: %[[RECORD:.+]] = call @pitCudaChoiceRecord() : () -> i64
 // CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<140800xi8>
 // CHECK: %[[FINE:.+]] = memref.view %[[ARENA]][%c0][] : memref<140800xi8> to memref<8xi32>
-// CHECK: %[[CLEARED:.+]] = memref.view %[[ARENA]][%c0_0][] : memref<140800xi8> to memref<192xi32>
-// CHECK: gpu.memset %[[CLEARED]]
 // CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c256][] : memref<140800xi8> to memref<8xi32>
-// CHECK-NOT: gpu.memset
 // CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c512][] : memref<140800xi8> to memref<8xi32>
+// CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c768][] : memref<140800xi8> to memref<8xi32>
+// CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140800xi8> to memref<1xi32>
+// CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c9728][] : memref<140800xi8> to memref<8x256x32xf16>
+// CHECK-NOT: gpu.launch
+// CHECK: %[[CLEARED:.+]] = memref.view %[[ARENA]][%c0_7][] : memref<140800xi8> to memref<256xi32>
+// CHECK: gpu.memset %[[CLEARED]]
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
 // CHECK-NOT: memref.store
 // CHECK: memref.atomic_rmw addi %{{.+}}, %[[FINE_SAMPLE]]
 // CHECK-NOT: memref.store
-// CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c768][] : memref<140800xi8> to memref<8xi32>
-// CHECK: gpu.memset %[[COARSE_SAMPLE]]
+// CHECK: gpu.launch
+// CHECK: memref.atomic_rmw addi %{{.+}}, %[[COARSE_SAMPLE]]
 // CHECK-NOT: gpu.memcpy
-// CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140800xi8> to memref<1xi32>
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}} workgroup(%[[SUMS:.+]] : memref<2x256xi64, #gpu.address_space<workgroup>>)
 // CHECK: memref.load %[[FINE_SAMPLE]]
 // CHECK: memref.store {{.*}}, %[[SUMS]]
@@ -56,7 +59,6 @@
 // CHECK: %[[SLOT_POINTER:.+]] = llvm.inttoptr %[[SLOT]] : i64 to !llvm.ptr
 // CHECK: llvm.store %[[CHOSEN]], %[[SLOT_POINTER]] : i32, !llvm.ptr
 // CHECK-NOT: scf.index_switch
-// CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c9728][] : memref<140800xi8> to memref<8x256x32xf16>
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
 // CHECK: %[[DETECT_CHOSEN:.+]] = memref.load %[[CHOICE]]
