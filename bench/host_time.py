@@ -16,6 +16,7 @@ for its kernels). Last, the same two for the call a user of the Python
 runtime makes (pit.load's functions: its checks, torch's stream looked up
 at every call), and torch.matmul's host time on the same tensors."""
 
+import ctypes
 import pathlib
 import statistics
 import sys
@@ -69,7 +70,8 @@ def measure(library, micro, sparsity):
     # manifest: the signature is the benchmark's matmul).
     spec = {"name": "kernel",
             "args": [{"dtype": "f16", "shape": [cases.SIZE, cases.SIZE]}] * 3}
-    function = Function(kernel.lib, "gpu", spec)
+    # Its own handle: the entry's ctypes types are set on it.
+    function = Function(ctypes.CDLL(str(library)), "gpu", spec)
     a, b, c = matmul_inputs(cases.SIZE, micro, sparsity)
     for _ in range(5):
         kernel(a, b, c)
