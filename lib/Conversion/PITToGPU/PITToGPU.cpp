@@ -507,16 +507,19 @@ void hoistArenaMemsets(
       continue;
     }
     // Used before (another memset, a kernel, a copy): it stays.
-    bool usedBefore = llvm::any_of(memset.getDst().getUsers(), [&](Operation *user) {
-      Operation *inBlock = block.findAncestorOpInBlock(*user);
-      return inBlock != memset && inBlock->isBeforeInBlock(memset);
-    });
+    bool usedBefore =
+        llvm::any_of(memset.getDst().getUsers(), [&](Operation *user) {
+          Operation *inBlock = block.findAncestorOpInBlock(*user);
+          return inBlock != memset && inBlock->isBeforeInBlock(memset);
+        });
     if (usedBefore)
       continue;
     rewriter.setInsertionPointAfter(last);
-    Value zero = rewriter.clone(*memset.getValue().getDefiningOp())->getResult(0);
-    last = gpu::MemsetOp::create(rewriter, memset.getLoc(), /*asyncToken=*/Type(),
-                                 ValueRange{}, memset.getDst(), zero);
+    Value zero =
+        rewriter.clone(*memset.getValue().getDefiningOp())->getResult(0);
+    last = gpu::MemsetOp::create(rewriter, memset.getLoc(),
+                                 /*asyncToken=*/Type(), ValueRange{},
+                                 memset.getDst(), zero);
     rewriter.eraseOp(memset);
   }
 }
