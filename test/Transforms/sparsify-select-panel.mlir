@@ -90,9 +90,12 @@
 // detection's and the sort's counts) and records one; one block of 1024
 // threads counts the rows of each key (4 segments + several + none) in shared
 // memory, scans them in one warp and claims each row its slot, writing the
-// order and each row's slot. The index is then sorted into panels by slot (4
-// panels of 128), and each panel block copies its part of the order into
-// shared memory, where its stores find C's rows.
+// order and each row's slot: the rows with several segments first (key 0),
+// then those with one (key 1 + its segment), then the empty ones (key 5).
+// The index is then sorted into panels by slot (4 panels of 128), and each
+// panel block copies its part of the order into shared memory, where its
+// stores find C's rows. The panels vary slowest over the blocks (block / 2
+// column tiles): the long panels of rows with several segments start first.
 // GROUPED-LABEL: func.func @rows
 // GROUPED: %[[ARENA:.+]] = gpu.alloc  () : memref<25088xi8>
 // GROUPED: %[[SEGMENTS:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<25088xi8> to memref<512xi32>
@@ -106,6 +109,11 @@
 // GROUPED: gpu.launch
 // GROUPED: memref.atomic_rmw addi %{{.+}}, %[[SEGMENTS]][%{{.+}}] : (i32, memref<512xi32>) -> i32
 // GROUPED: gpu.launch blocks({{.+}}) in ({{.+}} = %c1{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c1024, {{.+}}) workgroup(%[[KEYS:.+]] : memref<6xi32, #gpu.address_space<workgroup>>)
+// GROUPED: %[[NONE:.+]] = arith.cmpi eq, %[[COUNT:.+]], %c0_i32
+// GROUPED-NEXT: %[[NOT_ONE:.+]] = arith.select %[[NONE]], %c5_i32, %c0_i32
+// GROUPED: %[[AFTER_SEVERAL:.+]] = arith.addi %[[SEGMENT:.+]], %c1_i32
+// GROUPED: %[[ONE:.+]] = arith.cmpi eq, %[[COUNT]], %c1_i32
+// GROUPED-NEXT: arith.select %[[ONE]], %[[AFTER_SEVERAL]], %[[NOT_ONE]]
 // GROUPED: memref.atomic_rmw addi %{{.+}}, %[[KEYS]][%{{.+}}]
 // GROUPED: gpu.shuffle  up
 // GROUPED: memref.atomic_rmw addi %{{.+}}, %[[KEYS]][%{{.+}}]
@@ -113,8 +121,11 @@
 // GROUPED: memref.store %{{.+}}, %[[SLOTS]][%{{.+}}] : memref<512xi32>
 // GROUPED: gpu.launch
 // GROUPED: memref.load %[[SLOTS]][%{{.+}}] : memref<512xi32>
-// GROUPED: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384, {{.+}}) dynamic_shared_memory_size
+// GROUPED: gpu.launch blocks(%[[BLOCK:[^,]+]], {{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c384, {{.+}}) dynamic_shared_memory_size
 // GROUPED: %[[PANEL_ORDER:.+]] = memref.view {{.+}} to memref<128xi32, #gpu.address_space<workgroup>>
+// GROUPED: %[[PANEL:.+]] = arith.divui %[[BLOCK]], %c2 : index
+// GROUPED: %[[COLUMN_TILE:.+]] = arith.remui %[[BLOCK]], %c2{{.*}} : index
+// GROUPED: arith.muli %[[PANEL]], %c128
 // GROUPED: memref.load %[[ORDER]][%{{.+}}] : memref<512xi32>
 // GROUPED: memref.store %{{.+}}, %[[PANEL_ORDER]][%{{.+}}] : memref<128xi32, #gpu.address_space<workgroup>>
 // GROUPED: memref.load %[[PANEL_ORDER]]

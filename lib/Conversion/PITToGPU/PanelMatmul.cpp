@@ -155,8 +155,9 @@ void forEachIndexEntry(OpBuilder &b, Location loc, const MatmulTile &t,
 }
 
 /// Orders the micro-tiles of A's rows so that a panel holds rows that share
-/// a segment: the rows with one segment first, by segment, then the rows
-/// with several, then the empty ones. A panel's units are its rows of each
+/// a segment: the rows with several segments first (their panels take the
+/// longest: buildPanelAlongM starts them first), then the rows with one
+/// segment, by segment, then the empty ones. A panel's units are its rows of each
 /// segment, so at high sparsity a panel of consecutive rows has a unit of a
 /// few rows in every segment (1x64 at 99%: about 5 rows of 64 in each of 64
 /// segments), while the rows of one segment together fill a unit (about 41
@@ -204,8 +205,8 @@ RowOrder buildRowOrder(OpBuilder &b, Location loc, const MatmulTile &t) {
           .getResult();
     };
     // Row tid + i kOrderThreads for each i: its key, loaded once (the
-    // loads of all of them in flight together): its segment if it has one,
-    // numSegments if it has several, numSegments + 1 if none.
+    // loads of all of them in flight together): 0 if it has several
+    // segments, 1 + its segment if it has one, numSegments + 1 if none.
     SmallVector<std::pair<Value, Value>> rowsAndKeys;
     for (int64_t i = 0; i < rowsPerThread; ++i) {
       Value row = k.add(tid, k.index(i * kOrderThreads));
@@ -216,12 +217,12 @@ RowOrder buildRowOrder(OpBuilder &b, Location loc, const MatmulTile &t) {
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
                                 k.i32(0)),
-          k.i32(t.numSegments + 1), k.i32(t.numSegments));
+          k.i32(t.numSegments + 1), k.i32(0));
       key = arith::SelectOp::create(
           b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
                                 k.i32(1)),
-          segment, key);
+          arith::AddIOp::create(b, loc, segment, k.i32(1)), key);
       rowsAndKeys.push_back({row, k.toIndex(key)});
     }
     auto forEachRow = [&](function_ref<void(Value, Value)> body) {
@@ -387,10 +388,18 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   int64_t threads = mma.numThreads, consumers = mma.mmaThreads,
           producerWarps = (threads - consumers) / kWarpSize;
   StageBarriers stageBarriers(k, barriers, stages);
-  // Panels vary fastest: the blocks at work share a few column slabs of B.
-  Value panelIndex = k.rem(mma.blockId, numPanels);
+  // Without an order, the panels hold the same work: they vary fastest,
+  // so that the blocks at work share a few column slabs of B. With one, the
+  // panels of rows with several segments come first and take the longest
+  // (a unit in every segment), the empty ones last: panel by panel, the
+  // longest blocks start first and the shortest fill the last wave.
+  int64_t numColumnTiles = t.extentN / s.n;
+  Value panelIndex = t.groupRows ? k.div(mma.blockId, numColumnTiles)
+                                 : k.rem(mma.blockId, numPanels);
+  Value columnTile = t.groupRows ? k.rem(mma.blockId, numColumnTiles)
+                                 : k.div(mma.blockId, numPanels);
   Value r0 = k.mul(panelIndex, k.index(panelRows));
-  Value n0 = k.mul(k.div(mma.blockId, numPanels), k.index(s.n));
+  Value n0 = k.mul(columnTile, k.index(s.n));
   // The row of C that row `row` of the panel holds: with an order, from
   // the panel's part of it, which the block copies into shared memory first
   // (read from global memory, the loads made each of a thread's pieces of
