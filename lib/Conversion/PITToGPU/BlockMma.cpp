@@ -455,13 +455,20 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
   // The first stages - 1 chunks (just chunk 0 with one stage).
   fillFirstChunks(fill, numChunks, std::max<int64_t>(1, stages - 1));
 
-  auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one,
-                                   zeroAccumulators());
+  // With stages >= 2, the loop carries what fill.prefetch loaded for the
+  // chunk its first round issues, after the accumulators.
+  SmallVector<Value> initial = zeroAccumulators();
+  size_t numAccumulators = initial.size();
+  if (stages >= 2 && fill.prefetch)
+    llvm::append_range(initial,
+                       fill.prefetch(chunkStart(k.index(stages - 1))));
+  auto chunks = scf::ForOp::create(b, loc, zero, numChunks, one, initial);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(chunks.getBody());
   Value chunk = chunks.getInductionVar();
   Value stage = k.rem(chunk, stages);
-  SmallVector<Value> acc(chunks.getRegionIterArgs());
+  SmallVector<Value> acc(
+      chunks.getRegionIterArgs().take_front(numAccumulators));
   if (stages == 1) {
     waitForCopies(0);
     multiply(acc, stage);
@@ -477,13 +484,24 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
   // Start chunk c + stages - 1 into the stage that chunk c - 1 used, then
   // wait for chunk c (all groups but the newest stages - 1) and multiply it.
   // Pieces that go through registers are loaded before the multiplication
-  // and stored after, so that their loads are in flight meanwhile.
+  // and stored after, so that their loads are in flight meanwhile; so are
+  // the loads that the next round's copies wait for (fill.prefetch), which
+  // the loop carries.
   Value ahead = k.add(chunk, k.index(stages - 1));
   Value aheadStage = k.rem(ahead, stages);
   Value hasAhead = k.ult(ahead, numChunks);
   Value aheadStart = chunkStart(ahead);
-  k.buildIf(hasAhead, [&] { fill.issue(aheadStage, aheadStart); });
+  ValueRange prefetched = chunks.getRegionIterArgs().drop_front(acc.size());
+  k.buildIf(hasAhead, [&] {
+    if (fill.prefetch)
+      fill.issuePrefetched(aheadStage, aheadStart, prefetched);
+    else
+      fill.issue(aheadStage, aheadStart);
+  });
   commitCopies();
+  SmallVector<Value> next;
+  if (fill.prefetch)
+    next = fill.prefetch(chunkStart(k.add(ahead, one)));
   SmallVector<Value> staged = loadChunkIf(fill, hasAhead, aheadStart);
   waitForCopies(stages - 1);
   multiply(acc, stage);
@@ -491,8 +509,9 @@ SmallVector<Value> BlockMma::accumulateChunks(Value numChunks,
     k.buildIf(hasAhead, [&] { fill.store(aheadStage, staged); });
   // The next round's copies go into the stage just multiplied.
   gpu::BarrierOp::create(b, loc);
+  acc.append(next);
   scf::YieldOp::create(b, loc, acc);
-  return SmallVector<Value>(chunks.getResults());
+  return SmallVector<Value>(chunks.getResults().take_front(numAccumulators));
 }
 
 void BlockMma::forEachAccumulator(
@@ -1132,26 +1151,39 @@ void StageBarriers::waitUntilLanded(Value use) {
   fenceForAsyncProxy(k.b, k.loc);
 }
 
+Value mlir::pit::loadGatheredPosition(KernelBuilder &k, Value positions,
+                                      Value segment, Value c, int64_t micro,
+                                      int64_t capacity) {
+  Value clamped = arith::MinUIOp::create(k.b, k.loc, k.div(c, micro),
+                                         k.index(capacity - 1));
+  return memref::LoadOp::create(k.b, k.loc, positions,
+                                ValueRange{segment, clamped});
+}
+
+std::pair<Value, Value> mlir::pit::gatheredFromPosition(KernelBuilder &k,
+                                                        Value position,
+                                                        Value count, Value c,
+                                                        int64_t micro) {
+  Value valid = k.ult(k.div(c, micro), count);
+  // Past the count the index holds whatever the buffer held before (the
+  // allocator reuses memory): position 0 keeps the address in bounds for
+  // the loads that padding still issues.
+  Value index = arith::SelectOp::create(
+      k.b, k.loc, valid,
+      arith::IndexCastOp::create(k.b, k.loc, k.b.getIndexType(), position),
+      k.index(0));
+  return {k.add(k.mul(index, k.index(micro)), k.rem(c, micro)), valid};
+}
+
 std::pair<Value, Value> mlir::pit::gatheredCoordinate(KernelBuilder &k,
                                                       Value positions,
                                                       Value segment,
                                                       Value count, Value c,
                                                       int64_t micro,
                                                       int64_t capacity) {
-  OpBuilder &b = k.b;
-  Location loc = k.loc;
-  Value slot = k.div(c, micro);
-  Value within = k.rem(c, micro);
-  Value valid = k.ult(slot, count);
-  Value clamped = arith::MinUIOp::create(b, loc, slot, k.index(capacity - 1));
-  Value position = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      memref::LoadOp::create(b, loc, positions, ValueRange{segment, clamped}));
-  // Past the count the index holds whatever the buffer held before (the
-  // allocator reuses memory): position 0 keeps the address in bounds for
-  // the loads that padding still issues.
-  position = arith::SelectOp::create(b, loc, valid, position, k.index(0));
-  return {k.add(k.mul(position, k.index(micro)), within), valid};
+  return gatheredFromPosition(
+      k, loadGatheredPosition(k, positions, segment, c, micro, capacity),
+      count, c, micro);
 }
 
 void mlir::pit::enterIfLive(KernelBuilder &k, Value origin, Value count,

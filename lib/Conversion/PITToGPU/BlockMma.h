@@ -211,6 +211,11 @@ public:
   /// warp-specialised block, over its copying warpgroup): whole rounds
   /// first, then a last, partial round under a guard.
   void spread(int64_t count, function_ref<void(Value)> copyOne);
+  /// Whether spread(count) gives each copying thread as many pieces, with
+  /// no guarded rest: every value made for a piece is then in reach after.
+  bool spreadsEvenly(int64_t count) const {
+    return count % copyingThreads == 0;
+  }
 
   /// Whether a rows x columns tile splits into 16-byte pieces evenly over
   /// a warpgroup (and so over the warpgroups of a wgmma block, one for each
@@ -249,10 +254,17 @@ public:
   /// narrower than a copy go through registers, loaded by `load(k0)` before
   /// the previous chunk is multiplied and stored by `store(stage, values)`
   /// after.
+  /// Where issuing a chunk first waits for global loads of its own (the
+  /// gathered coordinates of its rows), `prefetch(k0)` makes them and
+  /// `issuePrefetched(stage, k0, values)` issues the chunk with what they
+  /// returned: accumulateChunks then makes them a chunk earlier, before the
+  /// chunk in between is multiplied. `issue` must do the same as both.
   struct ChunkFill {
     function_ref<void(Value, Value)> issue;
     function_ref<SmallVector<Value>(Value)> load = nullptr;
     function_ref<void(Value, ValueRange)> store = nullptr;
+    function_ref<SmallVector<Value>(Value)> prefetch = nullptr;
+    function_ref<void(Value, Value, ValueRange)> issuePrefetched = nullptr;
   };
 
   /// Loops over `numChunks` chunks of k, multiplying each as it arrives;
@@ -418,10 +430,20 @@ private:
   int64_t copyingThreads;
 };
 
+/// The index's entry for compacted coordinate `c` of `segment` (an i32),
+/// with the slot clamped so that padding never reads past the index row:
+/// what it holds past `count` is whatever the buffer held.
+Value loadGatheredPosition(KernelBuilder &k, Value positions, Value segment,
+                           Value c, int64_t micro, int64_t capacity);
+/// Where compacted coordinate `c` lives along the gathered dimension, from
+/// its entry `position` (loadGatheredPosition), position 0 for padding.
+/// Returns the coordinate and whether the element is real (its slot is
+/// below `count`).
+std::pair<Value, Value> gatheredFromPosition(KernelBuilder &k, Value position,
+                                             Value count, Value c,
+                                             int64_t micro);
 /// Where compacted coordinate `c` of `segment` lives along the gathered
-/// dimension: through the index, with the slot clamped so that padding never
-/// reads past the index row, and position 0 for padding. Returns the coordinate and whether the element
-/// is real (its slot is below `count`).
+/// dimension: both of the above.
 std::pair<Value, Value> gatheredCoordinate(KernelBuilder &k, Value positions,
                                            Value segment, Value count, Value c,
                                            int64_t micro, int64_t capacity);

@@ -98,11 +98,18 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // CHECK:     nvgpu.device_async_copy %{{.+}}, %[[SB]][%c0{{.*}}, %{{.+}}, %{{.+}}], 8, %{{.+}} : memref<256x512xf16> to memref<2x32x256xf16, #gpu.address_space<workgroup>>
 // CHECK:     nvgpu.device_async_copy %[[COPY]][{{.+}}], %[[SA]][%c0{{.*}}, %{{.+}}, %{{.+}}], 8, %{{.+}} : memref<8x256x32xf16> to memref<2x32x32xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvvm.cp.async.commit.group
-// CHECK:   %[[CHUNKS:.+]]:16 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, {{.+}}, vector<2x2xf32>)
-// The next chunk's copies, then this chunk: wait for all groups but the newest.
+// The index entries that the copies of chunk 1 read (one for each of the 8
+// rows of B a thread copies), loaded before the loop, which carries them.
+// CHECK-COUNT-8: memref.load %[[ENTRIES:.+]][%{{.+}}, %{{.+}}] : memref<8x256xi32>
+// CHECK:   %[[CHUNKS:.+]]:24 = scf.for {{.+}} iter_args({{.+}}) -> (vector<2x2xf32>, {{.+}}, vector<2x2xf32>, i32, {{.+}}, i32)
+// The next chunk's copies, from the carried entries; the entries of the
+// chunk after it, whose loads are in flight while this chunk is multiplied;
+// then this chunk: wait for all groups but the newest.
 // CHECK:     scf.if
+// CHECK-NOT:   memref.load
 // CHECK:       nvgpu.device_async_copy
 // CHECK:     nvvm.cp.async.commit.group
+// CHECK-COUNT-8: memref.load %[[ENTRIES]]
 // CHECK:     nvvm.cp.async.wait.group 1
 // CHECK:     gpu.barrier
 // CHECK:     nvgpu.ldmatrix %[[SB]][{{.+}}] {numTiles = 4 : i32, transpose = true}
