@@ -176,11 +176,6 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
         torch.cuda.synchronize()
         errors.append(relative_error(c, ref))
     row["error"] = max(errors)
-    # The forced libraries (each tile and dense), of which the fastest is
-    # the oracle, are timed in turn: timed one after the other, a library
-    # whose 30 calls met a slow spell of the machine came out up to 1.8x
-    # slower than in the next run, and the choice compared with the oracle
-    # through it moved with it.
     # The choosing library, as a user calls it, is timed alone in three
     # windows of a third of the calls, apart in time, and its time is the
     # median of the three: a slow spell of the machine (a 110 us call
@@ -195,6 +190,11 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
                 max(reps // 3, 1)))
 
     time_select_window()
+    # The forced libraries (each tile and dense), of which the fastest is
+    # the oracle, are timed in turn: timed one after the other, a library
+    # whose 30 calls met a slow spell of the machine came out up to 1.8x
+    # slower than in the next run, and the choice compared with the oracle
+    # through it moved with it.
     forced = [key for key in kernels if key != "select"]
     times = medians_ms([lambda a, kernel=kernels[key]: kernel(a, b, c)
                         for key in forced], inputs, reps)

@@ -157,13 +157,13 @@ void forEachIndexEntry(OpBuilder &b, Location loc, const MatmulTile &t,
 /// Orders the micro-tiles of A's rows so that a panel holds rows that share
 /// a segment: the rows with several segments first (their panels take the
 /// longest: buildPanelAlongM starts them first), then the rows with one
-/// segment, by segment, then the empty ones. A panel's units are its rows of each
-/// segment, so at high sparsity a panel of consecutive rows has a unit of a
-/// few rows in every segment (1x64 at 99%: about 5 rows of 64 in each of 64
-/// segments), while the rows of one segment together fill a unit (about 41
-/// rows). Permuting C's rows is free (PIT): a panel is stored into its rows
-/// wherever they are. Rows with several segments keep no particular order
-/// (in a panel of them, every segment has rows anyway).
+/// segment, by segment, then the empty ones. A panel's units are its rows
+/// of each segment, so at high sparsity a panel of consecutive rows has a
+/// unit of a few rows in every segment (1x64 at 99%: about 5 rows of 64 in
+/// each of 64 segments), while the rows of one segment together fill a unit
+/// (about 41 rows). Permuting C's rows is free (PIT): a panel is stored
+/// into its rows wherever they are. Rows with several segments keep no
+/// particular order (in a panel of them, every segment has rows anyway).
 ///
 /// A kernel for each slot of the index counts each row's segments and
 /// records one of them; then one block claims each row a slot after the
