@@ -298,12 +298,18 @@ void BlockMma::copy(Value tile, Value stage, Value row, Value column, Value src,
       b.getIndexAttr(kVector), elements, /*bypassL1=*/nullptr);
 }
 
-void BlockMma::spread(int64_t count, function_ref<void(Value)> copyOne) {
+void BlockMma::spread(int64_t count, function_ref<void(Value)> copyOne,
+                      bool guarded) {
   for (int64_t round = 0; round < count / copyingThreads; ++round)
     copyOne(k.add(copyingTid, k.index(round * copyingThreads)));
-  if (int64_t rest = count % copyingThreads)
-    k.buildIf(k.ult(copyingTid, k.index(rest)),
-              [&] { copyOne(k.add(k.index(count - rest), copyingTid)); });
+  int64_t rest = count % copyingThreads;
+  if (!rest)
+    return;
+  auto last = [&] { copyOne(k.add(k.index(count - rest), copyingTid)); };
+  if (guarded)
+    k.buildIf(k.ult(copyingTid, k.index(rest)), last);
+  else
+    last();
 }
 
 SmallVector<Value>

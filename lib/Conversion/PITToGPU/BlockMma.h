@@ -210,12 +210,11 @@ public:
   /// Spreads `count` calls of `copyOne(linear)` over the block (in a
   /// warp-specialised block, over its copying warpgroup): whole rounds
   /// first, then a last, partial round under a guard.
-  void spread(int64_t count, function_ref<void(Value)> copyOne);
-  /// Whether spread(count) gives each copying thread as many pieces, with
-  /// no guarded rest: every value made for a piece is then in reach after.
-  bool spreadsEvenly(int64_t count) const {
-    return count % copyingThreads == 0;
-  }
+  /// With `guarded` false, the last round is not guarded: a thread past
+  /// the rest gets a piece number of `count` or more, which `copyOne` must
+  /// keep in bounds. What it builds is then in reach after the spread.
+  void spread(int64_t count, function_ref<void(Value)> copyOne,
+              bool guarded = true);
 
   /// Whether a rows x columns tile splits into 16-byte pieces evenly over
   /// a warpgroup (and so over the warpgroups of a wgmma block, one for each

@@ -487,7 +487,9 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // contiguous along n), then A's pieces, unless they go through registers.
   // Each piece copies from where `positionOf(c)` (the index's entry of
   // compacted coordinate c, an i32) puts it; without positions, from c.
-  // Without a stage, only the entries are asked for, in the same order.
+  // Without a stage, only the entries are asked for, in the same order,
+  // the last partial round's too, outside its guard (a thread past it asks
+  // for an entry of the chunk that no copy uses: the slot stays clamped).
   auto issueWith = [&](Value stage, Value k0,
                        function_ref<Value(Value)> positionOf) {
     auto from = [&](Value c) -> std::pair<Value, Value> {
@@ -495,6 +497,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
         return {c, Value()};
       return gatheredFromPosition(k, positionOf(c), count, c, t.microK);
     };
+    bool guarded = bool(stage);
     mma.spread(s.k * s.n / kVector, [&](Value v) {
       Value row = k.div(v, s.n / kVector);
       Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
@@ -502,7 +505,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       if (stage)
         mma.copy(mma.sB, stage, row, column, t.b,
                  at(source, k.add(n0, column)), valid);
-    });
+    }, guarded);
     // A from the compacted copy: micro-tile `slot` of the segment holds
     // A's rows m0.. of gathered column `slot`, contiguous: 16-byte copies of
     // 8 rows into the k-major tile.
@@ -530,7 +533,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       if (stage)
         mma.copy(mma.sA, stage, row, column, t.a, at(k.add(m0, row), source),
                  valid);
-    });
+    }, guarded);
   };
   auto loadPosition = [&](Value c) {
     return loadGatheredPosition(k, t.positions, segment, c, t.microK,
@@ -543,11 +546,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // chunk ahead (ChunkFill::prefetch): issuing a chunk otherwise waited for
   // them first (ncu of 32x1 and 32x64 at 99% on an H100: a quarter of the
   // stall samples on the address arithmetic right after those loads).
-  // Only where each thread copies as many pieces, so that all its entries
-  // are at hand after the spreads, in their order.
-  bool prefetches =
-      t.positions && mma.spreadsEvenly(s.k * s.n / kVector) &&
-      (!copiesA || t.compactedA || mma.spreadsEvenly(s.m * s.k / kVector));
+  bool prefetches = bool(t.positions);
   auto prefetch = [&](Value k0) {
     SmallVector<Value> entries;
     issueWith(Value(), k0, [&](Value c) {

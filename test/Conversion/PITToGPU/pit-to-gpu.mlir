@@ -133,12 +133,19 @@ func.func @matmul_f16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memr
 // -----
 
 // 16x16 micro-tiles: A's gathered rows are 16 elements, so A's 16x32 chunk
-// comes in 64 cp.async copies, a partial round of the 128 threads.
+// comes in 64 cp.async copies, a partial round of the 128 threads. The loop
+// carries the index entries of the chunk it issues next: 8 for B's rows and
+// 1 for A's partial round, which every thread loads outside the round's
+// guard (a thread past it loads an entry that no copy uses).
 // CHECK-LABEL: func @matmul_f16_16x16
 // CHECK: nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x512xf16> to memref<2x32x256xf16, #gpu.address_space<workgroup>>
 // CHECK: scf.if
 // CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x256xf16> to memref<2x16x32xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.+}} -> (vector<2x2xf32>, {{.+}}, vector<2x2xf32>, i32, i32, i32, i32, i32, i32, i32, i32, i32)
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-COUNT-9: memref.load %{{.+}} : memref<16x16xi32>
+// CHECK-NOT: scf.if
 // CHECK: nvvm.cp.async.wait.group 1
 // CHECK: nvgpu.mma.sync
 // THREADS-LABEL: func @matmul_f16_16x16
