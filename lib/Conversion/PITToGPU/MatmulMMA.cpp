@@ -482,7 +482,6 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
                               capacity);
   };
 
-  bool copiesA = t.compactedA || t.microK % kVector == 0;
   // The copies of the chunk at k0 into `stage`: B's rows (whole rows of B,
   // contiguous along n), then A's pieces, unless they go through registers.
   // Each piece copies from where `positionOf(c)` (the index's entry of
@@ -524,7 +523,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       return;
     }
     // A: 16-byte copies when a micro-tile row holds whole vectors.
-    if (!copiesA)
+    if (t.microK % kVector != 0)
       return;
     mma.spread(s.m * s.k / kVector, [&](Value v) {
       Value row = k.div(v, s.k / kVector);
@@ -546,7 +545,6 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // chunk ahead (ChunkFill::prefetch): issuing a chunk otherwise waited for
   // them first (ncu of 32x1 and 32x64 at 99% on an H100: a quarter of the
   // stall samples on the address arithmetic right after those loads).
-  bool prefetches = bool(t.positions);
   auto prefetch = [&](Value k0) {
     SmallVector<Value> entries;
     issueWith(Value(), k0, [&](Value c) {
@@ -574,7 +572,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     mma.storePieces(mma.sA, stage, pieces);
   };
   BlockMma::ChunkFill fill{issue};
-  if (prefetches) {
+  if (t.positions) {
     fill.prefetch = prefetch;
     fill.issuePrefetched = issuePrefetched;
   }

@@ -394,10 +394,14 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   // (a unit in every segment), the empty ones last: panel by panel, the
   // longest blocks start first and the shortest fill the last wave.
   int64_t numColumnTiles = t.extentN / s.n;
-  Value panelIndex = t.groupRows ? k.div(mma.blockId, numColumnTiles)
-                                 : k.rem(mma.blockId, numPanels);
-  Value columnTile = t.groupRows ? k.rem(mma.blockId, numColumnTiles)
-                                 : k.div(mma.blockId, numPanels);
+  Value panelIndex, columnTile;
+  if (t.groupRows) {
+    panelIndex = k.div(mma.blockId, numColumnTiles);
+    columnTile = k.rem(mma.blockId, numColumnTiles);
+  } else {
+    panelIndex = k.rem(mma.blockId, numPanels);
+    columnTile = k.div(mma.blockId, numPanels);
+  }
   Value r0 = k.mul(panelIndex, k.index(panelRows));
   Value n0 = k.mul(columnTile, k.index(s.n));
   // The row of C that row `row` of the panel holds: with an order, from
