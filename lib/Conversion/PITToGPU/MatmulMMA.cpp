@@ -474,13 +474,19 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   Value numChunks =
       k.div(k.add(k.mul(count, k.index(t.microK)), k.index(s.k - 1)), s.k);
   // Where compacted coordinate c of the segment lives along k, and whether
-  // it is real (null: always).
-  auto gathered = [&](Value c) -> std::pair<Value, Value> {
+  // it is real (null: always), given `positionOf(c)`, the index's entry of
+  // c (an i32): loaded there (loadPosition), or a chunk earlier.
+  auto loadPosition = [&](Value c) {
+    return loadGatheredPosition(k, t.positions, segment, c, t.microK,
+                                capacity);
+  };
+  auto gatheredWith = [&](Value c, function_ref<Value(Value)> positionOf)
+      -> std::pair<Value, Value> {
     if (!t.positions)
       return {c, Value()};
-    return gatheredCoordinate(k, t.positions, segment, count, c, t.microK,
-                              capacity);
+    return gatheredFromPosition(k, positionOf(c), count, c, t.microK);
   };
+  auto gathered = [&](Value c) { return gatheredWith(c, loadPosition); };
 
   // The copies of the chunk at k0 into `stage`: B's rows (whole rows of B,
   // contiguous along n), then A's pieces, unless they go through registers.
@@ -491,11 +497,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // for an entry of the chunk that no copy uses: the slot stays clamped).
   auto issueWith = [&](Value stage, Value k0,
                        function_ref<Value(Value)> positionOf) {
-    auto from = [&](Value c) -> std::pair<Value, Value> {
-      if (!t.positions)
-        return {c, Value()};
-      return gatheredFromPosition(k, positionOf(c), count, c, t.microK);
-    };
+    auto from = [&](Value c) { return gatheredWith(c, positionOf); };
     bool guarded = bool(stage);
     mma.spread(s.k * s.n / kVector, [&](Value v) {
       Value row = k.div(v, s.n / kVector);
@@ -533,10 +535,6 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
         mma.copy(mma.sA, stage, row, column, t.a, at(k.add(m0, row), source),
                  valid);
     }, guarded);
-  };
-  auto loadPosition = [&](Value c) {
-    return loadGatheredPosition(k, t.positions, segment, c, t.microK,
-                                capacity);
   };
   auto issue = [&](Value stage, Value k0) {
     issueWith(stage, k0, loadPosition);
