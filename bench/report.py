@@ -57,6 +57,11 @@ def selection_summary(results):
                     if number(r.get("paired_select")))
     if paired:
         summary += f" Timed in turn with the oracle's library: {spread(paired)}."
+    against_cublas = sorted(r["paired_select"] / r["paired_cublas"] for r in rows
+                            if r.get("sparsity") == 0.5 and number(r.get("paired_cublas")))
+    if against_cublas:
+        summary += (f" At 50%, PIT / cuBLAS timed in turn on the same inputs: "
+                    f"{range_text(against_cublas)}.")
     device = sorted(r["select_device_us"] / r["oracle_device_us"] for r in rows
                     if number(r.get("select_device_us")))
     if device:
@@ -82,6 +87,14 @@ def ms(value):
 
 def ratio(a, b):
     return f"{a / b:.2f}" if number(a) and number(b) else "n/a"
+
+
+def cublas_ratio(row):
+    """cuBLAS's time over PIT's: timed in turn on the case's inputs where the
+    run did so, else PIT's median against cuBLAS's."""
+    if number(row.get("paired_cublas")):
+        return ratio(row["paired_cublas"], row["paired_select"])
+    return ratio(row["cublas"], row["pit"])
 
 
 def device_ratio(row):
@@ -115,7 +128,7 @@ def table(results):
             f"({ratio(row.get('chosen_forced'), row.get('oracle'))}) "
             f"| {ratio(row.get('select_launches'), row.get('select_graphs'))} "
             f"| {ms(row['cublas'])} | {ms(row['cusparse'])} | {ms(row['triton'])} "
-            f"| {ms(row['ideal'])} | {ratio(row['cublas'], row['pit'])} "
+            f"| {ms(row['ideal'])} | {cublas_ratio(row)} "
             f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "
             f"| {detection * 1e3:.0f} us | {ratio(row['to_sparse_bsr'], detection)} |")
     lines += ["", "| mask micro-tile | K | sparsity | PIT | dense then mask | sampled_addmm "

@@ -20,10 +20,13 @@
 //   8: B stream alone (the producer refills a stage once it has landed);
 //   16: blocks ordered n-fastest; 32: B copied by the 17th warp with
 //   cp.async instead of TMA; 64: B copied by the 16 warps together with
-//   cp.async (with 8's meaning);
+//   cp.async (with 8's meaning); 128 (with 8 and box 3 or 4): each stage
+//   is 16 rows of B at a random k and 256 columns, as PIT's 16x16 STile
+//   gathers them;
 //   bits 8-11: B's box (0: 64 columns, 128-byte swizzle; 1: 64, 2: 128,
-//   3: 256 columns, no swizzle; 8 KiB stages); bits 12-13: L2 promotion
-//   (0: 256 bytes, 1: none, 2: 128 bytes).
+//   3: 256 columns, no swizzle; 4: four boxes of 64 columns and 16 rows,
+//   128-byte swizzle; 8 KiB stages); bits 12-13: L2 promotion (0: 256
+//   bytes, 1: none, 2: 128 bytes).
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
@@ -153,6 +156,22 @@ bstream16(const __grid_constant__ CUtensorMap bmap, const void *Bglobal, const _
         const int slot = t % S;
         if (t >= S) waitParity((mode & 8) ? fullBar + 8 * slot : emptyBar + 8 * slot, ((t / S) - 1) & 1);
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(fullBar + 8 * slot), "r"(kStageBytes) : "memory");
+        if (mode & 128) {
+          // Gathered micro-tiles: 16 rows at a random k, 256 columns, as one
+          // box of 256 columns or four swizzled boxes of 64.
+          uint32_t h = uint32_t(t + 1) * 0x9E3779B1u ^ uint32_t(linear) * 0x85EBCA77u;
+          h ^= h >> 15;
+          h *= 0x2C1B3C6Du;
+          h ^= h >> 12;
+          const int c1 = int(h % uint32_t(K / 16)) * 16;
+          const int boxes = ((mode >> 8) & 15) == 4 ? 4 : 1;
+          for (int j = 0; j < boxes; ++j) {
+            const int c0 = (nTile * 256 + 64 * j) % N;
+            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                         :: "r"(bBase + slot * kStageBytes + j * 2048), "l"(&bmap), "r"(c0), "r"(c1), "r"(fullBar + 8 * slot) : "memory");
+          }
+          continue;
+        }
         const uint32_t dst = bBase + slot * kStageBytes + rank * (kStageK / CM) * 128;
         const int c0 = nTile * kCols, c1 = t * stageRows + rank * (stageRows / CM);
         if (CM > 1)
@@ -263,8 +282,8 @@ int launch(const void *A, const void *B, void *C, const int *counts, const int *
   static CUtensorMap map;
   static const void *mapped = nullptr;
   static int mappedBox = -1;
-  const int box = (mode >> 8) & 15, width = box == 0 || box == 1 ? 64 : box == 2 ? 128 : 256;
-  const int stageRows = kStageBytes / (2 * width);
+  const int box = (mode >> 8) & 15, width = box == 0 || box == 1 || box == 4 ? 64 : box == 2 ? 128 : 256;
+  const int stageRows = box == 4 ? 16 : kStageBytes / (2 * width);
   const CUtensorMapL2promotion promo = (mode >> 12) == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : (mode >> 12) == 1 ? CU_TENSOR_MAP_L2_PROMOTION_NONE : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
   if (mapped != B || mappedBox != (mode >> 8)) {
     mappedBox = mode >> 8;
@@ -273,7 +292,7 @@ int launch(const void *A, const void *B, void *C, const int *counts, const int *
     cuuint32_t boxDims[2] = {cuuint32_t(width), cuuint32_t(stageRows / CM)};
     cuuint32_t elems[2] = {1, 1};
     CUresult r = cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(B), dims, strides, boxDims, elems,
-                                        CU_TENSOR_MAP_INTERLEAVE_NONE, box == 0 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                                        CU_TENSOR_MAP_INTERLEAVE_NONE, box == 0 || box == 4 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
                                         promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) return 100 + r;
     mapped = B;
@@ -293,7 +312,7 @@ int launch(const void *A, const void *B, void *C, const int *counts, const int *
   attr[0].val.clusterDim.z = 1;
   config.attrs = attr;
   config.numAttrs = 1;
-  cudaError_t e = cudaLaunchKernelEx(&config, kernel, map, B, static_cast<const __half *>(A), static_cast<__half *>(C), counts, positions, N, K, cap, mode & 255, stageRows);
+  cudaError_t e = cudaLaunchKernelEx(&config, kernel, map, B, static_cast<const __half *>(A), static_cast<__half *>(C), counts, positions, N, K, cap, mode, stageRows);
   return e == cudaSuccess ? 0 : 1000 + e;
 }
 } // namespace
