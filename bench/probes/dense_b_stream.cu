@@ -32,7 +32,6 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cstdint>
-#include <cstdio>
 
 namespace {
 constexpr int kWarps = 16, kRows = 512, kCols = 64, kStageK = 64;
@@ -234,24 +233,26 @@ bstream16(const __grid_constant__ CUtensorMap bmap, const void *Bglobal, const _
       }
       asm volatile("cp.async.wait_group %0;" :: "n"(L - 1) : "memory");
       __syncwarp();
-      if (mode & 2) { __syncwarp(); issue(nextHit(ahead, mine), slot); slot = slot + 1 == L ? 0 : slot + 1; continue; }
-      uint32_t a[4];
-      {
-        const int row = (mi & 1) * 8 + r8, half = mi >> 1;
-        ldsm4(ring + slot * 512 + row * 32 + ((half ^ ((row >> 2) & 1)) << 4), a);
-      }
-      const uint32_t stage = bBase + (s % S) * kStageBytes;
-      const int krow = (kb & 3) * 16 + (mi & 1) * 8 + r8;
+      // Mode 2 leaves out the multiply: the walk and its copies only.
+      if (!(mode & 2)) {
+        uint32_t a[4];
+        {
+          const int row = (mi & 1) * 8 + r8, half = mi >> 1;
+          ldsm4(ring + slot * 512 + row * 32 + ((half ^ ((row >> 2) & 1)) << 4), a);
+        }
+        const uint32_t stage = bBase + (s % S) * kStageBytes;
+        const int krow = (kb & 3) * 16 + (mi & 1) * 8 + r8;
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        uint32_t b[4];
-        ldsm4t(stage + krow * 128 + (((2 * j + (mi >> 1)) ^ (krow & 7)) << 4), b);
-        if (rb == 0) {
-          mma(acc[0][2 * j], a, b[0], b[1]);
-          mma(acc[0][2 * j + 1], a, b[2], b[3]);
-        } else {
-          mma(acc[1][2 * j], a, b[0], b[1]);
-          mma(acc[1][2 * j + 1], a, b[2], b[3]);
+        for (int j = 0; j < 4; ++j) {
+          uint32_t b[4];
+          ldsm4t(stage + krow * 128 + (((2 * j + (mi >> 1)) ^ (krow & 7)) << 4), b);
+          if (rb == 0) {
+            mma(acc[0][2 * j], a, b[0], b[1]);
+            mma(acc[0][2 * j + 1], a, b[2], b[3]);
+          } else {
+            mma(acc[1][2 * j], a, b[0], b[1]);
+            mma(acc[1][2 * j + 1], a, b[2], b[3]);
+          }
         }
       }
       __syncwarp();
@@ -280,13 +281,16 @@ template <int S, int L, int CM>
 int launch(const void *A, const void *B, void *C, const int *counts, const int *positions,
            int M, int N, int K, int cap, int mode, cudaStream_t stream) {
   static CUtensorMap map;
+  // Encoded again whenever B, its shape or the box change.
   static const void *mapped = nullptr;
-  static int mappedBox = -1;
+  static int mappedBox = -1, mappedN = 0, mappedK = 0;
   const int box = (mode >> 8) & 15, width = box == 0 || box == 1 || box == 4 ? 64 : box == 2 ? 128 : 256;
   const int stageRows = box == 4 ? 16 : kStageBytes / (2 * width);
   const CUtensorMapL2promotion promo = (mode >> 12) == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : (mode >> 12) == 1 ? CU_TENSOR_MAP_L2_PROMOTION_NONE : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-  if (mapped != B || mappedBox != (mode >> 8)) {
+  if (mapped != B || mappedBox != (mode >> 8) || mappedN != N || mappedK != K) {
     mappedBox = mode >> 8;
+    mappedN = N;
+    mappedK = K;
     cuuint64_t dims[2] = {cuuint64_t(N), cuuint64_t(K)};
     cuuint64_t strides[1] = {cuuint64_t(N) * 2};
     cuuint32_t boxDims[2] = {cuuint32_t(width), cuuint32_t(stageRows / CM)};
