@@ -112,7 +112,12 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     (`pitCudaMultiprocessorCount`, asked at the entry too) walks the tiles,
     the next tile's first chunks coming in while the last one is written
     back; in clusters of `mma-cluster-blocks` (2) blocks of neighbouring
-    rows, which share B's chunks (multicast).
+    rows, which share B's chunks (multicast). A 16-bit C that such a walk
+    only writes (it was only cleared before), an argument too, goes back
+    through the TMA as well: each multiplying warpgroup writes its rows 64
+    columns at a time into one of two staging buffers in shared memory, and
+    one thread stores each piece with C's tensor map while the warpgroup
+    writes the next and then multiplies the next tile.
 
     Leaves alone: functions without pit ops.
   }];

@@ -1011,6 +1011,107 @@ void BlockMma::multiplyTiles(StageBarriers &barriers, const TileWalk &walk) {
     });
     walk.finish(tile, chunks.getResults());
   });
+  // The staging buffer must outlive the TMA's reads of it, and C's last
+  // pieces land before the kernel is done.
+  if (issuesTensorStores)
+    k.buildIf(isWarpgroupLeader(),
+              [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, nullptr); });
+}
+
+Value BlockMma::isWarpgroupLeader() {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                               k.rem(tid, kMmaThreads), k.index(0));
+}
+
+MemRefType BlockMma::stagingType(Type outputType, int64_t warpgroups) {
+  auto workgroup = gpu::AddressSpaceAttr::get(outputType.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  return MemRefType::get({2 * warpgroups, 64, kStagedColumns}, outputType,
+                         MemRefLayoutAttrInterface(), workgroup);
+}
+
+void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
+                                      Value m0, Value n0, Type outputType) {
+  assert(warpgroup && columnWarpgroups == 1 &&
+         outputType.getIntOrFloatBitWidth() == 16 &&
+         warpgroupN() % kStagedColumns == 0 &&
+         "a wgmma block's 16-bit tile, a warpgroup for each 64 whole rows");
+  issuesTensorStores = true;
+  Value leader = isWarpgroupLeader();
+  // Named barrier 1 + g joins the 4 warps of warpgroup g (0 is the
+  // block's).
+  Value barrierId = k.toI32(k.add(warpgroupRows, k.index(1)));
+  Value warpgroupThreads = k.i32(kMmaThreads);
+  auto syncWarpgroup = [&] {
+    NVVM::BarrierOp::create(b, loc, TypeRange{}, barrierId, warpgroupThreads,
+                            /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+  };
+  // This thread's rows among the warpgroup's 64: r and r + 8.
+  Value row = k.add(k.mul(warp, k.index(16)), group);
+  Value stagingAddress = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, stores.staging));
+  auto sharedPointer = sharedPointerType(b.getContext());
+  auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
+  Value map = LLVM::IntToPtrOp::create(b, loc, genericPointer, stores.mapC);
+  Value firstRow = k.toI32(k.add(m0, k.mul(warpgroupRows, k.index(64))));
+  // The TMA's swizzle of rows of P 16-byte pieces (P = 2, 4, 8): piece p
+  // of row r lies at piece p ^ ((r / (8 / P)) % P).
+  int64_t pieces = kStagedColumns / kVector;
+  auto swizzled = [&](Value row, int64_t piece) {
+    Value pattern = k.rem(k.div(row, 8 / pieces), pieces);
+    return k.mul(arith::XOrIOp::create(b, loc, k.index(piece), pattern),
+                 k.index(kVector));
+  };
+  // Block j of this thread's accumulators holds columns 8 j + 2 inGroup
+  // (+ 1) of its rows.
+  SmallVector<SmallVector<Value>> blocks;
+  forEachAccumulatorBlock(acc, [&](Value, Value, ArrayRef<Value> values) {
+    blocks.emplace_back(values);
+  });
+  int64_t blocksPerPiece = kStagedColumns / 8;
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  for (int64_t piece = 0; piece * blocksPerPiece < int64_t(blocks.size());
+       ++piece) {
+    Value buffer = k.add(k.mul(warpgroupRows, k.index(2)), k.index(piece % 2));
+    // The piece two before, in the same buffer, has been read by the TMA.
+    k.buildIf(leader, [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 1, b.getUnitAttr());
+    });
+    syncWarpgroup();
+    for (int64_t j = 0; j < blocksPerPiece; ++j) {
+      ArrayRef<Value> values = blocks[piece * blocksPerPiece + j];
+      for (int64_t half = 0; half < 2; ++half) {
+        Value rowInBox = k.add(row, k.index(8 * half));
+        Value pair = vector::FromElementsOp::create(
+            b, loc, pairType,
+            ValueRange{values[2 * half], values[2 * half + 1]});
+        Value column = k.add(swizzled(rowInBox, j),
+                             k.mul(inGroup, k.index(2)));
+        vector::StoreOp::create(b, loc, k.roundTo(outputType, pair),
+                                stores.staging,
+                                ValueRange{buffer, rowInBox, column});
+      }
+    }
+    // The TMA reads through the async proxy what the threads wrote.
+    fenceForAsyncProxy(b, loc);
+    syncWarpgroup();
+    k.buildIf(leader, [&] {
+      Value bytes = arith::IndexCastOp::create(
+          b, loc, b.getI64Type(),
+          k.mul(buffer, k.index(64 * kStagedColumns * 2)));
+      Value source = LLVM::IntToPtrOp::create(
+          b, loc, sharedPointer,
+          arith::AddIOp::create(b, loc, stagingAddress, bytes).getResult());
+      Value column =
+          k.toI32(k.add(n0, k.index(piece * kStagedColumns)));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, source, ValueRange{column, firstRow},
+          /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+          /*predicate=*/Value());
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    });
+  }
 }
 
 void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,

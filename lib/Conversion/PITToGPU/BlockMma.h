@@ -104,6 +104,16 @@ struct TensorCopies {
   Value m0, n0;
 };
 
+/// Where a warp-specialised wgmma block writes its tiles back with the TMA
+/// instead of stores of its own (a 16-bit C that the block only writes):
+/// the device address (i64) of C's tensor map in boxes of 64 rows x
+/// kStagedColumns (pitCudaTensorMap2D), and the shared buffer
+/// (BlockMma::stagingType) its multiplying warpgroups write them through.
+struct TensorStores {
+  Value mapC;
+  Value staging;
+};
+
 /// The tiles a warp-specialised block takes, in turn: first, first + step,
 /// ... below end, each of `numChunks` chunks of k. `copiesOf(tile)`: where
 /// TMA copies a tile's chunks from (null: the block's ChunkFill copies
@@ -316,6 +326,27 @@ public:
       ValueRange acc, function_ref<Value(Value, Value, Value, Value)> pack,
       function_ref<void(Value, Value, ValueRange)> write);
 
+  /// Columns of C one staged write-back (storeTileWithTensorMap) takes:
+  /// rows of 128 bytes of a 16-bit C, as C's tensor map boxes them (the
+  /// 128-byte swizzle, like A's and B's; pieces of 32 columns, twice
+  /// as many, took 1 us longer on 4096^3).
+  static constexpr int64_t kStagedColumns = 64;
+  /// The shared buffer of storeTileWithTensorMap for `warpgroups`
+  /// multiplying warpgroups: two 64 x kStagedColumns pieces of C (of
+  /// `outputType`) each, a whole number of swizzle patterns.
+  static MemRefType stagingType(Type outputType, int64_t warpgroups);
+  /// Writes this warpgroup's accumulators (64 rows of the tile at (m0, n0),
+  /// rounded to C's 16-bit type) back through `stores`: kStagedColumns
+  /// columns at a time into one of its two pieces of the staging buffer,
+  /// in the 128-byte swizzled layout of C's tensor map, which one thread
+  /// then stores with the TMA, asynchronously. The warpgroup writes the
+  /// next piece into the other buffer meanwhile, and goes on to the next
+  /// tile while the last stores of this one drain: the tensor cores wait
+  /// for its writes into shared memory only, not for C's. The block's last
+  /// stores are waited for at the end of multiplyTiles.
+  void storeTileWithTensorMap(Value acc, const TensorStores &stores, Value m0,
+                              Value n0, Type outputType);
+
   /// Calls `write(row, column, values)` for each 16 x 8 piece of this
   /// thread's accumulators: values (row, column), (row, column + 1),
   /// (row + 8, column), (row + 8, column + 1). Pieces of the same rows get
@@ -402,6 +433,11 @@ private:
   void copyTiles(const ChunkFill &fill, StageBarriers &barriers,
                  const TileWalk &walk);
   void multiplyTiles(StageBarriers &barriers, const TileWalk &walk);
+  /// Whether storeTileWithTensorMap issued stores that the block waits
+  /// for before it ends; the first thread of a multiplying warpgroup, which
+  /// issues them.
+  bool issuesTensorStores = false;
+  Value isWarpgroupLeader();
   void walkTiles(const TileWalk &walk,
                  function_ref<void(Value tile, Value firstUse)> body);
   /// A barrier of the block, or of its cluster.

@@ -394,6 +394,15 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       s.k == kSwizzleRowElements &&
       s.n % (clusterBlocks * kSwizzleRowElements) == 0 &&
       t.numSegments % clusterBlocks == 0;
+  // A 16-bit C that such a walk only writes (it was only cleared before),
+  // an argument too, goes back through the TMA from a staging buffer
+  // (BlockMma::storeTileWithTensorMap): the multiplying warpgroups then
+  // wait for their writes into shared memory only, not for C's stores
+  // (4096^3 f16 on an H100: 173.2 -> 169.8 us; 167 without writing C back
+  // at all).
+  bool tensorStores = tensorCopies && t.zeroFill && isEntryArgument(t.c) &&
+                      t.outputType.getIntOrFloatBitWidth() == 16 &&
+                      s.n % BlockMma::kStagedColumns == 0;
   // A block for each multiprocessor walks the tiles: the next tile's first
   // chunks come in while the last one is written back. (The blocks of a
   // cluster walk theirs in step: the grid is whole clusters, and the tiles
@@ -410,28 +419,42 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   SmallVector<MemRefType> workspace;
   if (specialized) {
     stages = kSpecializedStages;
-    auto bytes = [&](int64_t stages) {
-      return BlockMma::dynamicSharedBytes(
-          s, stages, /*warpgroup=*/true,
-          {StageBarriers::type(b.getContext(), stages)});
+    // The staging buffer first: right after the tiles, it starts at a
+    // multiple of 1024 bytes, as the TMA's swizzled reads of it need.
+    auto buffers = [&](int64_t stages) {
+      SmallVector<MemRefType> buffers;
+      if (tensorStores)
+        buffers.push_back(BlockMma::stagingType(t.outputType, s.m / 64));
+      buffers.push_back(StageBarriers::type(b.getContext(), stages));
+      return buffers;
     };
+    auto bytes = [&](int64_t stages) {
+      return BlockMma::dynamicSharedBytes(s, stages, /*warpgroup=*/true,
+                                          buffers(stages));
+    };
+    // The staging buffer never takes a stage's place.
+    if (tensorStores && bytes(stages) > t.sharedBytesPerBlock)
+      tensorStores = false;
     while (stages > 2 && bytes(stages) > t.sharedBytesPerBlock)
       --stages;
     specialized = bytes(stages) <= t.sharedBytesPerBlock;
     if (specialized)
-      workspace.push_back(StageBarriers::type(b.getContext(), stages));
+      workspace = buffers(stages);
     else
       stages = fitStages(s, t.stages, warpgroupMma);
   }
   tensorCopies &= specialized;
+  tensorStores &= tensorCopies;
   persistent &= specialized;
   if (!tensorCopies)
     clusterBlocks = 1;
-  Value mapA, mapB, gridBlocks;
+  Value mapA, mapB, mapC, gridBlocks;
   if (tensorCopies) {
     mapA = buildTensorMapAtEntry(b, loc, t.a, s.m, s.k);
     mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleRowElements);
   }
+  if (tensorStores)
+    mapC = buildTensorMapAtEntry(b, loc, t.c, 64, BlockMma::kStagedColumns);
   if (persistent) {
     Value blocks = arith::MinUIOp::create(
         b, loc, k.index(numTiles),
@@ -653,13 +676,19 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     });
   };
   if (specialized) {
-    StageBarriers barriers(k, mma.workspace[0], stages);
+    StageBarriers barriers(k, mma.workspace.back(), stages);
     auto copiesOf = [&](Value tile) {
       TileOrigin walked = originOf(tile);
       return TensorCopies{mapA, mapB, walked.m0, walked.n0};
     };
     auto finish = [&](Value tile, ValueRange acc) {
       TileOrigin walked = originOf(tile);
+      if (tensorStores) {
+        mma.storeTileWithTensorMap(acc.front(),
+                                   TensorStores{mapC, mma.workspace[0]},
+                                   walked.m0, walked.n0, t.outputType);
+        return;
+      }
       storeTile(acc, walked.m0, walked.n0);
     };
     TileWalk walk{mma.blockId, k.add(mma.blockId, k.index(1)), k.index(1),
