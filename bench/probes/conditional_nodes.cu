@@ -15,7 +15,9 @@
 //   build/probes/conditional_nodes
 //
 // Prints, for the dense choice and the sparse one, the median time a call of
-// each graph shape takes (graph launched back to back, 200 calls a sample).
+// each graph shape takes (graph launched back to back, 200 calls a sample);
+// then the guarded exits' cost by grid size, and what a memset at a call's
+// start (as PIT's calls clear their counters) adds.
 
 #include <cuda_runtime.h>
 
@@ -139,9 +141,16 @@ struct Probe {
     return graph;
   }
 
+  /// Whether a call starts by clearing its counters (a memset node), as
+  /// PIT's calls do.
+  bool clearsFirst = false;
+  int *counters = nullptr;
+
   /// Guarded: every kernel launched, the unchosen ones exit.
   cudaGraph_t guarded(int value) {
     return capture([&] {
+      if (clearsFirst)
+        CHECK(cudaMemsetAsync(counters, 0, 768, stream));
       launchChoose(value, 0, 0, 0);
       sparseVariant(true);
       denseVariant(true);
@@ -250,6 +259,22 @@ int main() {
     std::printf("dense chosen, detection %4d blocks, STile %4d: guarded "
                 "exits +%.1f us\n",
                 detectionBlocks, stileBlocks, guarded - floor);
+  }
+  // What a memset at a call's start costs: a kernel after a memset cannot
+  // start early (it waits for the memset to end).
+  CHECK(cudaMalloc(&probe.counters, 768));
+  for (int value : {kDense, kSparse}) {
+    probe.detectionBlocks = 1024;
+    probe.stileBlocks = 2048;
+    probe.clearsFirst = false;
+    double without = probe.usPerCall(probe.guarded(value));
+    probe.clearsFirst = true;
+    double with = probe.usPerCall(probe.guarded(value));
+    probe.clearsFirst = false;
+    std::printf("%s chosen, guarded: %.1f us, with a memset of 768 bytes "
+                "first %.1f (+%.1f)\n",
+                value == kDense ? "dense" : "sparse", without, with,
+                with - without);
   }
   int choice = -1;
   CHECK(cudaMemcpy(&choice, probe.choice, sizeof(int),
