@@ -216,11 +216,12 @@ def cases():
                                        variant=number), -1, False))
     # The dense fallback's 128 x 256 blocks with an f16 C (variant 1 of the
     # table's f16-C entry): cleared, written back through the TMA from
-    # shared memory, four 64-column pieces of each of the 6 tiles a
-    # warpgroup; accumulating, with the warps' own loads and stores.
+    # shared memory, four 64-column pieces a warpgroup and tile, the 256
+    # tiles walked by fewer persistent blocks (the staging buffers reused
+    # from tile to tile); accumulating, with the warps' own loads and stores.
     for suffix, template in [("", MATMUL_CLEARED), ("_accumulate", MATMUL)]:
-        out.append((f"small_variant_256x768_32x1_dense_f16c{suffix}",
-                    template, dict(m=256, n=768, k=256, t="f16", ct="f16",
+        out.append((f"variant_2048x4096_32x1_dense_f16c{suffix}",
+                    template, dict(m=2048, n=4096, k=256, t="f16", ct="f16",
                                    mt="32x1", table=SELECTION_TABLE,
                                    variant=1), -1, False))
     out.append(("small_matmul_bf16c_256_64x64_2", MATMUL,

@@ -265,26 +265,28 @@ int64_t BlockMma::rowElements(Value tile) const {
   return shape.n;
 }
 
-SmallVector<Value> BlockMma::sharedIndices(Value tile, Value stage, Value row,
-                                           Value column) {
+Value BlockMma::swizzledColumn(Value row, Value column, int64_t elements) {
   // The 16-byte piece of a row is XORed with the row: 8 consecutive rows
   // then cover all 32 banks once. Rows of fewer than 8 pieces share a
-  // pattern between 8 / pieces of them.
-  auto swizzle = [&](Value column, int64_t elements) {
-    int64_t pieces = elements / kVector;
-    if (pieces < 2)
-      return column;
-    int64_t patterns = std::min<int64_t>(pieces, 8);
-    int64_t rowsPerPattern = std::max<int64_t>(1, 8 / pieces);
-    Value pattern = k.rem(k.div(row, rowsPerPattern), patterns);
-    Value piece =
-        arith::XOrIOp::create(b, loc, k.div(column, kVector), pattern);
-    return k.add(k.mul(piece, k.index(kVector)), k.rem(column, kVector));
-  };
+  // pattern between 8 / pieces of them. Rows of 8 pieces (128 bytes) are
+  // the TMA's and wgmma's 128-byte swizzle.
+  int64_t pieces = elements / kVector;
+  if (pieces < 2)
+    return column;
+  int64_t patterns = std::min<int64_t>(pieces, 8);
+  int64_t rowsPerPattern = std::max<int64_t>(1, 8 / pieces);
+  Value pattern = k.rem(k.div(row, rowsPerPattern), patterns);
+  Value piece = arith::XOrIOp::create(b, loc, k.div(column, kVector), pattern);
+  return k.add(k.mul(piece, k.index(kVector)), k.rem(column, kVector));
+}
+
+SmallVector<Value> BlockMma::sharedIndices(Value tile, Value stage, Value row,
+                                           Value column) {
   if (warpgroup && tile == sB)
     return {stage, k.div(column, kSwizzleRowElements), row,
-            swizzle(k.rem(column, kSwizzleRowElements), kSwizzleRowElements)};
-  return {stage, row, swizzle(column, rowElements(tile))};
+            swizzledColumn(row, k.rem(column, kSwizzleRowElements),
+                           kSwizzleRowElements)};
+  return {stage, row, swizzledColumn(row, column, rowElements(tile))};
 }
 
 void BlockMma::copy(Value tile, Value stage, Value row, Value column, Value src,
@@ -1032,10 +1034,13 @@ MemRefType BlockMma::stagingType(Type outputType, int64_t warpgroups) {
 
 void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
                                       Value m0, Value n0, Type outputType) {
+  // A tile of an even number of pieces starts in buffer 0 again where the
+  // one before started: the piece two before is always the same buffer's.
   assert(warpgroup && columnWarpgroups == 1 &&
          outputType.getIntOrFloatBitWidth() == 16 &&
-         warpgroupN() % kStagedColumns == 0 &&
-         "a wgmma block's 16-bit tile, a warpgroup for each 64 whole rows");
+         warpgroupN() % (2 * kStagedColumns) == 0 &&
+         "a wgmma block's 16-bit tile, a warpgroup for each 64 rows, an even "
+         "number of pieces");
   issuesTensorStores = true;
   Value leader = isWarpgroupLeader();
   // Named barrier 1 + g joins the 4 warps of warpgroup g (0 is the
@@ -1055,14 +1060,6 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
   auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
   Value map = LLVM::IntToPtrOp::create(b, loc, genericPointer, stores.mapC);
   Value firstRow = k.toI32(k.add(m0, k.mul(warpgroupRows, k.index(64))));
-  // The TMA's swizzle of rows of P 16-byte pieces (P = 2, 4, 8): piece p
-  // of row r lies at piece p ^ ((r / (8 / P)) % P).
-  int64_t pieces = kStagedColumns / kVector;
-  auto swizzled = [&](Value row, int64_t piece) {
-    Value pattern = k.rem(k.div(row, 8 / pieces), pieces);
-    return k.mul(arith::XOrIOp::create(b, loc, k.index(piece), pattern),
-                 k.index(kVector));
-  };
   // Block j of this thread's accumulators holds columns 8 j + 2 inGroup
   // (+ 1) of its rows.
   SmallVector<SmallVector<Value>> blocks;
@@ -1086,8 +1083,9 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
         Value pair = vector::FromElementsOp::create(
             b, loc, pairType,
             ValueRange{values[2 * half], values[2 * half + 1]});
-        Value column = k.add(swizzled(rowInBox, j),
-                             k.mul(inGroup, k.index(2)));
+        Value column = swizzledColumn(
+            rowInBox, k.add(k.index(8 * j), k.mul(inGroup, k.index(2))),
+            kStagedColumns);
         vector::StoreOp::create(b, loc, k.roundTo(outputType, pair),
                                 stores.staging,
                                 ValueRange{buffer, rowInBox, column});
@@ -1097,9 +1095,10 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
     fenceForAsyncProxy(b, loc);
     syncWarpgroup();
     k.buildIf(leader, [&] {
+      int64_t bufferBytes =
+          64 * kStagedColumns * outputType.getIntOrFloatBitWidth() / 8;
       Value bytes = arith::IndexCastOp::create(
-          b, loc, b.getI64Type(),
-          k.mul(buffer, k.index(64 * kStagedColumns * 2)));
+          b, loc, b.getI64Type(), k.mul(buffer, k.index(bufferBytes)));
       Value source = LLVM::IntToPtrOp::create(
           b, loc, sharedPointer,
           arith::AddIOp::create(b, loc, stagingAddress, bytes).getResult());

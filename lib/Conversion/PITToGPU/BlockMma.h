@@ -433,11 +433,15 @@ private:
   void copyTiles(const ChunkFill &fill, StageBarriers &barriers,
                  const TileWalk &walk);
   void multiplyTiles(StageBarriers &barriers, const TileWalk &walk);
-  /// Whether storeTileWithTensorMap issued stores that the block waits
-  /// for before it ends; the first thread of a multiplying warpgroup, which
-  /// issues them.
+  /// Whether storeTileWithTensorMap issued stores, which the block waits
+  /// for before it ends.
   bool issuesTensorStores = false;
+  /// Whether this thread is the first of its warpgroup (the one that
+  /// issues and waits for the warpgroup's stores).
   Value isWarpgroupLeader();
+  /// Column `column` of `row` of a shared tile with rows of `elements`
+  /// 16-bit elements, swizzled (see sharedIndices).
+  Value swizzledColumn(Value row, Value column, int64_t elements);
   void walkTiles(const TileWalk &walk,
                  function_ref<void(Value tile, Value firstUse)> body);
   /// A barrier of the block, or of its cluster.

@@ -23,14 +23,21 @@
 // CHECK:     memref.view {{.+}} to memref<4x4x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:     %[[STAGING:.+]] = memref.view {{.+}} to memref<4x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:     memref.view {{.+}} to memref<8xi64, #gpu.address_space<workgroup>>
+// CHECK:     %[[WARPGROUP:.+]] = arith.divui %arg{{[0-9]+}}, %c128
 // CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: vector.store {{.+}}, %[[C]]
+// CHECK:     %[[NEXT:.+]] = arith.addi %[[WARPGROUP]], %c1
+// CHECK-NEXT: %[[ID:.+]] = arith.index_cast %[[NEXT]] : index to i32
+// CHECK:     %[[MAP:.+]] = llvm.inttoptr %[[MAPC]] : i64 to !llvm.ptr
 // CHECK:     nvvm.cp.async.bulk.wait_group 1 {read}
-// CHECK:     nvvm.barrier id = %[[ID:.+]] number_of_threads = %c128_i32
+// CHECK:     nvvm.barrier id = %[[ID]] number_of_threads = %c128_i32
+// The 16-byte piece of a row XORed with the row's last 3 bits.
+// CHECK:     %[[PATTERN:.+]] = arith.remui %{{.+}}, %c8
+// CHECK:     arith.xori %{{.+}}, %[[PATTERN]] : index
 // CHECK-COUNT-16: vector.store %{{.+}}, %[[STAGING]][{{.+}}] : memref<4x64x64xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %c128_i32
-// CHECK:       nvvm.cp.async.bulk.tensor.global.shared.cta %{{.+}}, %{{.+}}, box[%{{.+}}, %{{.+}}] : !llvm.ptr, <3>
+// CHECK:       nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %{{.+}}, box[%{{.+}}, %{{.+}}] : !llvm.ptr, <3>
 // CHECK-NEXT:  nvvm.cp.async.bulk.commit.group
 // CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
