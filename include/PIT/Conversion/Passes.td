@@ -117,7 +117,11 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     through the TMA as well: each multiplying warpgroup writes its rows 64
     columns at a time into one of two staging buffers in shared memory, and
     one thread stores each piece with C's tensor map while the warpgroup
-    writes the next and then multiplies the next tile.
+    writes the next and then multiplies the next tile. On sm_90a the
+    tensor-core STiles' blocks of 32 rows or more write such a C back
+    through the TMA too: once done with B's stages, they write the tile
+    there, and one thread stores it (`mma-tensor-copies=false` keeps the
+    warps' own stores).
 
     Leaves alone: functions without pit ops.
   }];

@@ -1113,6 +1113,87 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
   }
 }
 
+/// The bytes of B's stages (sB) of a block of `shape` with `stages`.
+static int64_t stagesBytesB(const MmaTileShape &shape, int64_t stages) {
+  return stages * shape.k * shape.n * 2;
+}
+
+bool BlockMma::canStageTileInSharedTiles() const {
+  // The stages start at least 16-byte aligned: at most 1008 bytes go
+  // before the first multiple of 1024.
+  return shape.n % kSwizzleRowElements == 0 &&
+         shape.m * shape.n * 2 + kSwizzleAtomBytes - 16 <=
+             stagesBytesB(shape, stages);
+}
+
+void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
+                                           Value m0, Value n0,
+                                           Type outputType) {
+  assert(canStageTileInSharedTiles() &&
+         outputType.getIntOrFloatBitWidth() == 16 &&
+         "a 16-bit tile that fits in B's stages");
+  Type i64 = b.getI64Type();
+  auto i64Constant = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 64).getResult();
+  };
+  // The 128-byte swizzle's pattern repeats every 1024 bytes, counted in
+  // the shared window: the tile starts at a multiple of it.
+  Value stagesAddress = arith::IndexCastOp::create(
+      b, loc, i64,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sB));
+  Value start = arith::AndIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, stagesAddress,
+                            i64Constant(kSwizzleAtomBytes - 1)),
+      i64Constant(-kSwizzleAtomBytes));
+  auto sharedPointer = sharedPointerType(b.getContext());
+  auto pointerAt = [&](Value bytes) {
+    Value address = arith::AddIOp::create(
+        b, loc, start, arith::IndexCastOp::create(b, loc, i64, bytes));
+    return LLVM::IntToPtrOp::create(b, loc, sharedPointer, address)
+        .getResult();
+  };
+  // Box j holds columns [64 j, 64 j + 64) of the tile, rows of 128 bytes.
+  int64_t boxBytes = shape.m * kSwizzleRowElements * 2;
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  forEachAccumulatorBlock(acc, [&](Value row, Value column,
+                                   ArrayRef<Value> values) {
+    Value box = k.div(column, kSwizzleRowElements);
+    Value inBox = k.rem(column, kSwizzleRowElements);
+    for (int64_t half = 0; half < 2; ++half) {
+      Value r = k.add(row, k.index(8 * half));
+      Value element = k.add(
+          k.mul(r, k.index(kSwizzleRowElements)),
+          swizzledColumn(r, inBox, kSwizzleRowElements));
+      Value bytes = k.add(k.mul(box, k.index(boxBytes)),
+                          k.mul(element, k.index(2)));
+      Value pair = vector::FromElementsOp::create(
+          b, loc, pairType,
+          ValueRange{values[2 * half], values[2 * half + 1]});
+      LLVM::StoreOp::create(b, loc, k.roundTo(outputType, pair),
+                            pointerAt(bytes), /*alignment=*/4);
+    }
+  });
+  // The TMA reads through the async proxy what the threads wrote.
+  fenceForAsyncProxy(b, loc);
+  gpu::BarrierOp::create(b, loc);
+  k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                  k.index(0)),
+            [&] {
+    Value map = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), mapC);
+    for (int64_t j = 0; j < shape.n / kSwizzleRowElements; ++j)
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, pointerAt(k.index(j * boxBytes)),
+          ValueRange{k.toI32(k.add(n0, k.index(j * kSwizzleRowElements))),
+                     k.toI32(m0)},
+          /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+          /*predicate=*/Value());
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+  });
+}
+
 void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                        Value chunk, Value stage, Value full) {
   auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());

@@ -347,6 +347,21 @@ public:
   void storeTileWithTensorMap(Value acc, const TensorStores &stores, Value m0,
                               Value n0, Type outputType);
 
+  /// Whether storeTileThroughSharedTiles can stage this block's tile: a
+  /// 16-bit C tile of whole 64-column boxes that fits in B's stages from
+  /// their first multiple of 1024 bytes on.
+  bool canStageTileInSharedTiles() const;
+  /// Writes the block's tile (rounded to C's 16-bit type) back through the
+  /// TMA, once its last chunk is multiplied and every copy has landed (as
+  /// accumulateChunks leaves them): the threads write it into B's stages,
+  /// no longer needed, in the 128-byte swizzled layout of C's tensor map
+  /// `mapC` (boxes of the tile's m rows x 64 columns), and one thread stores
+  /// it box by box, then waits until the TMA has read it (the block's next
+  /// tile copies into those stages, or the block ends). The warps then do
+  /// not wait for stores of their own, 16 bytes a lane into 8 rows each.
+  void storeTileThroughSharedTiles(ValueRange acc, Value mapC, Value m0,
+                                   Value n0, Type outputType);
+
   /// Calls `write(row, column, values)` for each 16 x 8 piece of this
   /// thread's accumulators: values (row, column), (row, column + 1),
   /// (row + 8, column), (row + 8, column + 1). Pieces of the same rows get

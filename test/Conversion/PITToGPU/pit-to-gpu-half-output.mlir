@@ -1,16 +1,35 @@
 // A C of the inputs' type (f16 here) gets the f32 sums rounded once, where
 // it is stored; the kernels accumulate in f32 as they do for an f32 C.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=WALK
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=STAGED
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a mma-tensor-copies=false" 2>/dev/null | FileCheck %s --check-prefix=WALK
 // The lit tests' table forces the panel (variant 0), the atomics (variant
 // 1) and dense (variant 2) of 1x64 gathered along m.
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=0" --canonicalize --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=PANEL
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=1" --canonicalize --convert-pit-to-gpu="chip=sm_90a" -verify-diagnostics -o /dev/null
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=2" --canonicalize --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=DENSE
 
-// Gathered along k, C only cleared: the fill folds away. The 4 lanes of a
-// group transpose the packed, rounded pairs of two neighbouring 8-column
-// blocks (lanes two apart, then neighbours), and each lane stores a run of
-// 8 columns in 16 bytes.
+// Gathered along k, C only cleared: the fill folds away. On sm_90a the
+// block writes its tile back through the TMA: once its last chunk is
+// multiplied, every thread writes its 32 rounded pairs into B's stages (the
+// 4 boxes of 32 x 64 of C's tensor map, asked for at the entry), fenced for
+// the async proxy; after a block barrier one thread stores the 4 boxes,
+// and waits until the TMA has read them.
+// STAGED-LABEL: func @walk
+// STAGED: %[[MAPC:.+]] = call @pitCudaTensorMap2D(%{{.+}}, %c256_i64, %c512_i64, %c32_i64, %c64_i64)
+// STAGED: gpu.launch
+// STAGED: nvgpu.mma.sync
+// STAGED-NOT: vector.store {{.+}}, %arg2
+// STAGED-COUNT-32: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+// STAGED-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// STAGED-NEXT: gpu.barrier
+// STAGED: %[[MAP:.+]] = llvm.inttoptr %[[MAPC]] : i64 to !llvm.ptr
+// STAGED-COUNT-4: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %{{.+}}, box[%{{.+}}, %{{.+}}] : !llvm.ptr, <3>
+// STAGED-NEXT: nvvm.cp.async.bulk.commit.group
+// STAGED-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// Without the TMA (mma-tensor-copies=false): the 4 lanes of a group
+// transpose the packed, rounded pairs of two neighbouring 8-column blocks
+// (lanes two apart, then neighbours), and each lane stores a run of 8
+// columns in 16 bytes.
 // WALK-LABEL: func @walk
 // WALK-NOT: linalg.fill
 // WALK: gpu.launch
