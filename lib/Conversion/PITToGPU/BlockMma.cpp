@@ -1013,11 +1013,13 @@ void BlockMma::multiplyTiles(StageBarriers &barriers, const TileWalk &walk) {
     });
     walk.finish(tile, chunks.getResults());
   });
-  // The staging buffer must outlive the TMA's reads of it, and C's last
-  // pieces land before the kernel is done.
-  if (issuesTensorStores)
-    k.buildIf(isWarpgroupLeader(),
-              [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, nullptr); });
+  if (walk.afterLastTile)
+    walk.afterLastTile();
+}
+
+void BlockMma::drainTensorStores() {
+  k.buildIf(isWarpgroupLeader(),
+            [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, nullptr); });
 }
 
 Value BlockMma::isWarpgroupLeader() {
@@ -1041,7 +1043,6 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
          warpgroupN() % (2 * kStagedColumns) == 0 &&
          "a wgmma block's 16-bit tile, a warpgroup for each 64 rows, an even "
          "number of pieces");
-  issuesTensorStores = true;
   Value leader = isWarpgroupLeader();
   // Named barrier 1 + g joins the 4 warps of warpgroup g (0 is the
   // block's).

@@ -118,12 +118,15 @@ struct TensorStores {
 /// ... below end, each of `numChunks` chunks of k. `copiesOf(tile)`: where
 /// TMA copies a tile's chunks from (null: the block's ChunkFill copies
 /// them, and the block takes one tile). `finish(tile, acc)`: the
-/// multiplying warps' write-back of a tile's accumulators.
+/// multiplying warps' write-back of a tile's accumulators; `afterLastTile`
+/// (optional): theirs once every tile is written back (waiting for stores
+/// still in flight).
 struct TileWalk {
   Value first, end, step;
   Value numChunks;
   function_ref<TensorCopies(Value)> copiesOf = nullptr;
   function_ref<void(Value, ValueRange)> finish;
+  function_ref<void()> afterLastTile = nullptr;
 };
 
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
@@ -342,10 +345,14 @@ public:
   /// then stores with the TMA, asynchronously. The warpgroup writes the
   /// next piece into the other buffer meanwhile, and goes on to the next
   /// tile while the last stores of this one drain: the tensor cores wait
-  /// for its writes into shared memory only, not for C's. The block's last
-  /// stores are waited for at the end of multiplyTiles.
+  /// for its writes into shared memory only, not for C's. The walk's
+  /// `afterLastTile` waits for the last ones (drainTensorStores).
   void storeTileWithTensorMap(Value acc, const TensorStores &stores, Value m0,
                               Value n0, Type outputType);
+  /// Waits until the stores of storeTileWithTensorMap are done: the
+  /// staging buffer must outlive the TMA's reads of it, and C's last pieces
+  /// land before the kernel is done.
+  void drainTensorStores();
 
   /// Whether storeTileThroughSharedTiles can stage this block's tile: a
   /// 16-bit C tile of whole 64-column boxes that fits in B's stages from
@@ -448,9 +455,6 @@ private:
   void copyTiles(const ChunkFill &fill, StageBarriers &barriers,
                  const TileWalk &walk);
   void multiplyTiles(StageBarriers &barriers, const TileWalk &walk);
-  /// Whether storeTileWithTensorMap issued stores, which the block waits
-  /// for before it ends.
-  bool issuesTensorStores = false;
   /// Whether this thread is the first of its warpgroup (the one that
   /// issues and waits for the warpgroup's stores).
   Value isWarpgroupLeader();

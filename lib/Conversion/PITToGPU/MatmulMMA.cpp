@@ -712,6 +712,9 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     if (tensorCopies)
       walk.copiesOf = copiesOf;
     walk.finish = finish;
+    auto drain = [&] { mma.drainTensorStores(); };
+    if (tensorStores)
+      walk.afterLastTile = drain;
     mma.accumulateSpecialized(fill, barriers, walk);
     return;
   }
