@@ -19,9 +19,11 @@ Value buildCountTotal(OpBuilder &b, Location loc, Value counts);
 
 /// Builds the index that `op` returns from `totals[i]`, the sum of variant
 /// i's counts (f64): each variant's coverage, its latency interpolated in
-/// its table, and the least of them and the dense latency.
+/// its table, and the least of them and the dense latency. `overheads`
+/// (empty, or one for each variant and then dense): microseconds that
+/// choosing each costs besides its own latency, added before comparing.
 Value buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
-                         ValueRange totals);
+                         ValueRange totals, ArrayRef<double> overheads = {});
 
 } // namespace mlir::pit
 

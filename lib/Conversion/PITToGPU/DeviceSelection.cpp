@@ -13,6 +13,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -26,6 +27,25 @@ namespace {
 /// Threads of the choosing kernel: its loads of the counts are spread over
 /// them, since one thread would wait for each load in turn.
 constexpr int64_t kChoiceThreads = 256;
+
+/// What a guarded kernel that is not chosen still costs: it launches, its
+/// blocks read the choice and exit, wave after wave. On an H100
+/// (timelines of selecting calls and bench/probes/conditional_nodes.cu,
+/// 2026-11-24): 0.9-1.0 us for the dense fallback's 132 blocks, 2.2-3.0 us
+/// for a detection's or an STile's 2048; the 7 kernels that a 1x64 call
+/// choosing dense leaves, 7.8 us. A grid whose size is known only at run
+/// time (the persistent blocks, one a multiprocessor) counts as
+/// kRunTimeGridBlocks.
+constexpr double kUnchosenKernelMicroseconds = 0.7;
+constexpr double kUnchosenBlockMicroseconds = 0.0011;
+constexpr int64_t kRunTimeGridBlocks = 132;
+
+/// The cost of `launch` not chosen (see kUnchosenKernelMicroseconds).
+double unchosenCost(gpu::LaunchOp launch) {
+  std::optional<int64_t> blocks = getConstantIntValue(launch.getGridSizeX());
+  return kUnchosenKernelMicroseconds +
+         kUnchosenBlockMicroseconds * blocks.value_or(kRunTimeGridBlocks);
+}
 
 /// Whether a memset of `buffer` may run whatever the choice: the function
 /// allocates it, and only the guarded regions use it (besides its memsets
@@ -100,7 +120,8 @@ void hoistPrivateMemset(RewriterBase &rewriter, gpu::MemsetOp memset,
 /// added to by every thread, atomically, serialized them: 10 us a call);
 /// one thread evaluates the cost model.
 void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
-                       Value record, int64_t slot) {
+                       Value record, int64_t slot,
+                       ArrayRef<double> overheads) {
   KernelBuilder k{b, loc};
   llvm::SetVector<Value> distinct(op.getCounts().begin(),
                                   op.getCounts().end());
@@ -159,7 +180,7 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
     totals.push_back(
         arith::UIToFPOp::create(b, loc, b.getF64Type(), sum).getResult());
   }
-  Value chosen = buildVariantChoice(b, loc, op, totals);
+  Value chosen = buildVariantChoice(b, loc, op, totals, overheads);
   Value narrow =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
   memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
@@ -333,6 +354,76 @@ FailureOr<ChoiceUsers> findChoiceUsers(SelectOp op) {
   return users;
 }
 
+/// Whether `condition` holds where `selected` (the select's result) is
+/// `variant`: its pure ops folded from constants; none where one does not
+/// fold.
+std::optional<bool> holdsFor(Value condition, Value selected,
+                             int64_t variant) {
+  DenseMap<Value, Attribute> known;
+  known[selected] = IntegerAttr::get(IndexType::get(selected.getContext()),
+                                     variant);
+  std::function<Attribute(Value)> valueOf = [&](Value value) -> Attribute {
+    if (Attribute attr = known.lookup(value))
+      return attr;
+    Attribute constant;
+    if (matchPattern(value, m_Constant(&constant)))
+      return constant;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getNumResults() != 1 || def->getNumRegions() ||
+        !isMemoryEffectFree(def))
+      return {};
+    SmallVector<Attribute> operands;
+    for (Value operand : def->getOperands())
+      operands.push_back(valueOf(operand));
+    SmallVector<OpFoldResult> folded;
+    if (failed(def->fold(operands, folded)) || folded.size() != 1)
+      return {};
+    Attribute attr = isa<Value>(folded.front())
+                         ? valueOf(cast<Value>(folded.front()))
+                         : cast<Attribute>(folded.front());
+    return known[value] = attr;
+  };
+  auto holds = dyn_cast_if_present<IntegerAttr>(valueOf(condition));
+  if (!holds)
+    return std::nullopt;
+  return holds.getValue().getBoolValue();
+}
+
+/// What choosing each variant (and dense, last) costs besides its own
+/// latency, which the table measured with its own kernels only: the
+/// guarded kernels that do not run with it (unchosenCost; none counted
+/// where a condition does not fold). Choosing dense leaves every sparse
+/// variant's kernels; a sparse variant leaves the dense fallback and the
+/// other variants'.
+SmallVector<double> unchosenKernelCosts(SelectOp op, const ChoiceUsers &users) {
+  int64_t choices = op.getNumVariants() + 1;
+  SmallVector<double> costs(choices, 0.0);
+  auto addKernelsOf = [&](Region &region,
+                          function_ref<std::optional<bool>(int64_t)> runs) {
+    double cost = 0.0;
+    for (gpu::LaunchOp launch : region.front().getOps<gpu::LaunchOp>())
+      cost += unchosenCost(launch);
+    for (int64_t variant = 0; variant < choices; ++variant)
+      if (runs(variant) == false)
+        costs[variant] += cost;
+  };
+  for (scf::IndexSwitchOp switchOp : users.switches) {
+    ArrayRef<int64_t> cases = switchOp.getCases();
+    for (auto [value, region] : llvm::zip(cases, switchOp.getCaseRegions()))
+      addKernelsOf(region, [value = value](int64_t variant) {
+        return std::optional<bool>(variant == value);
+      });
+    addKernelsOf(switchOp.getDefaultRegion(), [&](int64_t variant) {
+      return std::optional<bool>(!llvm::is_contained(cases, variant));
+    });
+  }
+  for (scf::IfOp ifOp : users.ifs)
+    addKernelsOf(ifOp.getThenRegion(), [&](int64_t variant) {
+      return holdsFor(ifOp.getCondition(), op.getResult(), variant);
+    });
+  return costs;
+}
+
 /// `condition`'s computation from the choice: the constants it depends on
 /// (from any block), then its predicate ops in block order (all in the
 /// select's block).
@@ -377,7 +468,8 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
                      /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
                      .getMemref();
   Value record = buildChoiceRecord(rewriter, op, slot);
-  buildChoiceKernel(rewriter, loc, op, choice, record, slot);
+  buildChoiceKernel(rewriter, loc, op, choice, record, slot,
+                    unchosenKernelCosts(op, *users));
   Operation *last = op;
   for (Region *region : users->guarded)
     if (last->isBeforeInBlock(region->getParentOp()))

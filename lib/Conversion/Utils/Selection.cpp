@@ -55,7 +55,14 @@ static Value buildInterpolation(OpBuilder &b, Location loc, Value coverage,
 }
 
 Value mlir::pit::buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
-                                    ValueRange totals) {
+                                    ValueRange totals,
+                                    ArrayRef<double> overheads) {
+  assert((overheads.empty() ||
+          overheads.size() == static_cast<size_t>(op.getNumVariants()) + 1) &&
+         "an overhead for each variant and dense");
+  auto overheadOf = [&](size_t variant) {
+    return overheads.empty() ? 0.0 : overheads[variant];
+  };
   Value best, bestLatency;
   for (auto [variant, total] : llvm::enumerate(totals)) {
     int64_t segments =
@@ -68,6 +75,10 @@ Value mlir::pit::buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
     Value latency = buildInterpolation(
         b, loc, coverage, op.getCoverage(),
         cast<DenseF64ArrayAttr>(op.getLatencies()[variant]).asArrayRef());
+    if (double overhead = overheadOf(variant))
+      latency = arith::AddFOp::create(
+          b, loc, latency,
+          arith::ConstantOp::create(b, loc, b.getF64FloatAttr(overhead)));
     Value number = arith::ConstantIndexOp::create(b, loc, variant);
     if (!best) {
       best = number;
@@ -79,7 +90,10 @@ Value mlir::pit::buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
     best = arith::SelectOp::create(b, loc, lower, number, best);
     bestLatency = arith::SelectOp::create(b, loc, lower, latency, bestLatency);
   }
-  Value dense = arith::ConstantOp::create(b, loc, op.getDenseAttr());
+  Value dense = arith::ConstantOp::create(
+      b, loc,
+      b.getF64FloatAttr(op.getDense().convertToDouble() +
+                        overheadOf(op.getNumVariants())));
   Value denseLower = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
                                            dense, bestLatency);
   return arith::SelectOp::create(

@@ -52,6 +52,17 @@
 // CHECK-NOT: memref.atomic_rmw
 // CHECK-COUNT-8: gpu.barrier
 // CHECK-NOT: gpu.barrier
+// Each choice's latency gets what the guarded kernels it leaves unused
+// cost (they launch, and their blocks exit): 0.7 us a kernel and 0.0011 a
+// block. Variant 0 leaves variant 1's detection and STile and the dense
+// kernel (3 kernels, 14 blocks), variant 1 variant 0's (and dense: 3, 20),
+// dense both variants' 4 kernels (26 blocks).
+// CHECK: %[[OVERHEAD0:.+]] = arith.constant 2.1153{{[0-9]*}} : f64
+// CHECK-NEXT: arith.addf %{{.+}}, %[[OVERHEAD0]] : f64
+// CHECK: %[[OVERHEAD1:.+]] = arith.constant 2.122{{0*}}e+00 : f64
+// CHECK-NEXT: arith.addf %{{.+}}, %[[OVERHEAD1]] : f64
+// CHECK: %[[DENSE:.+]] = arith.constant 1002.8286{{[0-9]*}} : f64
+// CHECK-NEXT: arith.cmpf olt, %[[DENSE]]
 // CHECK: memref.store %[[CHOSEN:.+]], %[[CHOICE]]
 // CHECK: %[[WRITES:.+]] = arith.cmpi ne, %[[RECORD]], %{{.+}} : i64
 // CHECK: scf.if %[[WRITES]]
