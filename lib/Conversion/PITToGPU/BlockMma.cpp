@@ -1120,9 +1120,12 @@ static int64_t stagesBytesB(const MmaTileShape &shape, int64_t stages) {
 }
 
 bool BlockMma::canStageTileInSharedTiles() const {
-  // The stages start at least 16-byte aligned: at most 1008 bytes go
-  // before the first multiple of 1024.
-  return shape.n % kSwizzleRowElements == 0 &&
+  // Blocks that multiply with mma.sync only: with wgmma, another
+  // warpgroup's last multiplication may still read B's stage when a
+  // warpgroup is done with its own (each waits for its own only). The
+  // stages start at least 16-byte aligned: at most 1008 bytes go before
+  // the first multiple of 1024.
+  return !warpgroup && shape.n % kSwizzleRowElements == 0 &&
          shape.m * shape.n * 2 + kSwizzleAtomBytes - 16 <=
              stagesBytesB(shape, stages);
 }

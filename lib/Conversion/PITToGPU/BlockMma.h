@@ -354,9 +354,9 @@ public:
   /// land before the kernel is done.
   void drainTensorStores();
 
-  /// Whether storeTileThroughSharedTiles can stage this block's tile: a
-  /// 16-bit C tile of whole 64-column boxes that fits in B's stages from
-  /// their first multiple of 1024 bytes on.
+  /// Whether storeTileThroughSharedTiles can stage this block's tile: an
+  /// mma.sync block's 16-bit C tile of whole 64-column boxes that fits in
+  /// B's stages from their first multiple of 1024 bytes on.
   bool canStageTileInSharedTiles() const;
   /// Writes the block's tile (rounded to C's 16-bit type) back through the
   /// TMA, once its last chunk is multiplied and every copy has landed (as

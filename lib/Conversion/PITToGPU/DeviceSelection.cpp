@@ -356,31 +356,36 @@ FailureOr<ChoiceUsers> findChoiceUsers(SelectOp op) {
 
 /// Whether `condition` holds where `selected` (the select's result) is
 /// `variant`: its pure ops folded from constants; none where one does not
-/// fold.
+/// fold. An op is folded only once all its operands are known (a fold
+/// with some unknown may rewrite the op in place, such as a comparison
+/// moving its constant to the right), and each value is evaluated once.
 std::optional<bool> holdsFor(Value condition, Value selected,
                              int64_t variant) {
+  // Null where the value does not fold.
   DenseMap<Value, Attribute> known;
   known[selected] = IntegerAttr::get(IndexType::get(selected.getContext()),
                                      variant);
   std::function<Attribute(Value)> valueOf = [&](Value value) -> Attribute {
-    if (Attribute attr = known.lookup(value))
-      return attr;
-    Attribute constant;
-    if (matchPattern(value, m_Constant(&constant)))
-      return constant;
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getNumResults() != 1 || def->getNumRegions() ||
-        !isMemoryEffectFree(def))
-      return {};
-    SmallVector<Attribute> operands;
-    for (Value operand : def->getOperands())
-      operands.push_back(valueOf(operand));
-    SmallVector<OpFoldResult> folded;
-    if (failed(def->fold(operands, folded)) || folded.size() != 1)
-      return {};
-    Attribute attr = isa<Value>(folded.front())
-                         ? valueOf(cast<Value>(folded.front()))
-                         : cast<Attribute>(folded.front());
+    if (auto it = known.find(value); it != known.end())
+      return it->second;
+    Attribute attr;
+    if (!matchPattern(value, m_Constant(&attr))) {
+      attr = {};
+      Operation *def = value.getDefiningOp();
+      SmallVector<Attribute> operands;
+      if (def && def->getNumResults() == 1 && !def->getNumRegions() &&
+          isMemoryEffectFree(def)) {
+        for (Value operand : def->getOperands())
+          operands.push_back(valueOf(operand));
+      }
+      SmallVector<OpFoldResult> folded;
+      bool allKnown = !operands.empty() &&
+                      llvm::all_of(operands, [](Attribute a) { return bool(a); });
+      if (allKnown && succeeded(def->fold(operands, folded)) &&
+          folded.size() == 1)
+        attr = isa<Value>(folded.front()) ? valueOf(cast<Value>(folded.front()))
+                                          : cast<Attribute>(folded.front());
+    }
     return known[value] = attr;
   };
   auto holds = dyn_cast_if_present<IntegerAttr>(valueOf(condition));

@@ -12,6 +12,10 @@
 // stores are waited for once the tiles are done.
 // An f16 C that the matmul adds into keeps the warps' own stores: it reads C.
 // RUN: pit-opt %s --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s
+// Blocks that are not warp-specialised multiply with wgmma too, and keep
+// their own stores: a warpgroup done with its last chunk cannot tell that
+// the other one is, to reuse B's stages.
+// RUN: pit-opt %s --convert-pit-to-gpu="chip=sm_90a mma-specialize=false" 2>/dev/null | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-LABEL: func.func @written(
 // CHECK-SAME: %[[A:[^:]+]]: memref<256x256xf16>, %[[B:[^:]+]]: memref<256x512xf16>, %[[C:[^:]+]]: memref<256x512xf16>)
@@ -43,6 +47,13 @@
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NOT: vector.store {{.+}}, %[[C]]
 // CHECK:     nvvm.cp.async.bulk.wait_group 0{{$}}
+// PLAIN-LABEL: func.func @written(
+// PLAIN-SAME: %[[C:[^:]+]]: memref<256x512xf16>)
+// PLAIN:     nvvm.wgmma.mma_async
+// PLAIN-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// PLAIN:     vector.store {{.+}}, %[[C]]
+// PLAIN-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// PLAIN:     return
 func.func @written(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf16>) {
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%c : memref<256x512xf16>)
