@@ -1034,6 +1034,20 @@ MemRefType BlockMma::stagingType(Type outputType, int64_t warpgroups) {
                          MemRefLayoutAttrInterface(), workgroup);
 }
 
+Value BlockMma::tensorMapPointer(Value map) {
+  return LLVM::IntToPtrOp::create(
+             b, loc, LLVM::LLVMPointerType::get(b.getContext()), map)
+      .getResult();
+}
+
+void BlockMma::storeBoxWithTensorMap(Value map, Value source, Value column,
+                                     Value row) {
+  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+      b, loc, map, source, ValueRange{k.toI32(column), k.toI32(row)},
+      /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+      /*predicate=*/Value());
+}
+
 void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
                                       Value m0, Value n0, Type outputType) {
   // A tile of an even number of pieces starts in buffer 0 again where the
@@ -1058,9 +1072,8 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
       b, loc, b.getI64Type(),
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, stores.staging));
   auto sharedPointer = sharedPointerType(b.getContext());
-  auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
-  Value map = LLVM::IntToPtrOp::create(b, loc, genericPointer, stores.mapC);
-  Value firstRow = k.toI32(k.add(m0, k.mul(warpgroupRows, k.index(64))));
+  Value map = tensorMapPointer(stores.mapC);
+  Value firstRow = k.add(m0, k.mul(warpgroupRows, k.index(64)));
   // Block j of this thread's accumulators holds columns 8 j + 2 inGroup
   // (+ 1) of its rows.
   SmallVector<SmallVector<Value>> blocks;
@@ -1103,12 +1116,9 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
       Value source = LLVM::IntToPtrOp::create(
           b, loc, sharedPointer,
           arith::AddIOp::create(b, loc, stagingAddress, bytes).getResult());
-      Value column =
-          k.toI32(k.add(n0, k.index(piece * kStagedColumns)));
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, loc, map, source, ValueRange{column, firstRow},
-          /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
-          /*predicate=*/Value());
+      storeBoxWithTensorMap(map, source,
+                            k.add(n0, k.index(piece * kStagedColumns)),
+                            firstRow);
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     });
   }
@@ -1184,15 +1194,10 @@ void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
   k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                   k.index(0)),
             [&] {
-    Value map = LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), mapC);
+    Value map = tensorMapPointer(mapC);
     for (int64_t j = 0; j < shape.n / kSwizzleRowElements; ++j)
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, loc, map, pointerAt(k.index(j * boxBytes)),
-          ValueRange{k.toI32(k.add(n0, k.index(j * kSwizzleRowElements))),
-                     k.toI32(m0)},
-          /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
-          /*predicate=*/Value());
+      storeBoxWithTensorMap(map, pointerAt(k.index(j * boxBytes)),
+                            k.add(n0, k.index(j * kSwizzleRowElements)), m0);
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
   });
@@ -1200,7 +1205,6 @@ void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
 
 void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                        Value chunk, Value stage, Value full) {
-  auto genericPointer = LLVM::LLVMPointerType::get(b.getContext());
   auto sharedPointer = sharedPointerType(b.getContext());
   auto clusterPointer = clusterPointerType(b.getContext());
   Value rank = k.rem(blockId, clusterBlocks);
@@ -1215,9 +1219,6 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
         arith::AddIOp::create(b, loc, address, bytes).getResult());
     return NVVM::MapaOp::create(b, loc, clusterPointer, local, k.toI32(rank))
         .getResult();
-  };
-  auto mapOf = [&](Value map) {
-    return LLVM::IntToPtrOp::create(b, loc, genericPointer, map).getResult();
   };
   // This block's A, and all of B's chunk: its own share and the other
   // blocks' shares of the cluster.
@@ -1234,7 +1235,7 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
         multicastMask, /*l2CacheHint=*/Value(), /*mode=*/nullptr,
         /*isCTAOnly=*/nullptr, /*group=*/nullptr, /*predicate=*/Value());
   };
-  copy(sharedAt(addressA, bytesA, k.index(0)), mapOf(copies.mapA),
+  copy(sharedAt(addressA, bytesA, k.index(0)), tensorMapPointer(copies.mapA),
        {k0, k.toI32(copies.m0)}, Value());
   // B's chunk in blocks of 64 columns (k x 64 each, as wgmma reads them):
   // rank r of the cluster copies blocks [r, r + 1) x share into every block.
@@ -1251,7 +1252,7 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
     Value column =
         k.add(copies.n0, k.mul(block, k.index(kSwizzleRowElements)));
     copy(sharedAt(addressB, bytesB, k.mul(block, k.index(blockBytes))),
-         mapOf(copies.mapB), {k.toI32(column), k0}, multicastMask);
+         tensorMapPointer(copies.mapB), {k.toI32(column), k0}, multicastMask);
   }
 }
 

@@ -455,6 +455,14 @@ private:
   void copyTiles(const ChunkFill &fill, StageBarriers &barriers,
                  const TileWalk &walk);
   void multiplyTiles(StageBarriers &barriers, const TileWalk &walk);
+  /// The generic pointer to the tensor map at device address `map` (i64),
+  /// as the TMA's instructions take it.
+  Value tensorMapPointer(Value map);
+  /// Stores the box at shared address `source` with the tensor map
+  /// `map` (tensorMapPointer) at element (row, column) of its tensor, into
+  /// this thread's open bulk group.
+  void storeBoxWithTensorMap(Value map, Value source, Value column,
+                             Value row);
   /// Whether this thread is the first of its warpgroup (the one that
   /// issues and waits for the warpgroup's stores).
   Value isWarpgroupLeader();

@@ -370,7 +370,6 @@ std::optional<bool> holdsFor(Value condition, Value selected,
       return it->second;
     Attribute attr;
     if (!matchPattern(value, m_Constant(&attr))) {
-      attr = {};
       Operation *def = value.getDefiningOp();
       SmallVector<Attribute> operands;
       if (def && def->getNumResults() == 1 && !def->getNumRegions() &&
