@@ -7,11 +7,12 @@
 // CHECK: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: %[[WEIGHT:.+]] = memref.load %arg2[{{.+}}] : memref<256x256xf16>
 // CHECK-NEXT: %[[WIDE_WEIGHT:.+]] = arith.extf %[[WEIGHT]] : f16 to f32
-// CHECK-NEXT: %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[WIDE_WEIGHT]] : f32
 // CHECK-NEXT: %[[OLD:.+]] = memref.load %arg3[{{.+}}] : memref<256x256xf16>
 // CHECK-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : f16 to f32
+// CHECK-NEXT: %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[WIDE_WEIGHT]] : f32
 // CHECK-NEXT: %[[SUM:.+]] = arith.addf %[[WIDE]], %[[SCALED]] : f32
 // CHECK-NEXT: %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : f32 to f16
+// CHECK: scf.if
 // CHECK-NEXT: memref.store %[[ROUNDED]], %arg3[{{.+}}] : memref<256x256xf16>
 func.func @sddmm(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,

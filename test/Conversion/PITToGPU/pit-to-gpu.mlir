@@ -204,7 +204,10 @@ func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c:
 // one column at a time (narrower than a 16-byte copy, so through registers,
 // in 16-byte pieces); A's 32 dense rows come with cp.async. mma.sync over
 // the whole of k, then the epilogue scales each sum by its mask element and
-// adds it into C: the block owns its gathered columns, so no atomics.
+// adds it into C: the block owns its gathered columns, so no atomics. All
+// of a thread's 8 mask weights and old values of C are loaded before its
+// first store (a store could alias a later load, which would then wait for
+// it), padding included (clamped into bounds); only the stores are guarded.
 // CHECK-LABEL: func @sddmm_columns
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<1x64x32xf16, #gpu.address_space<workgroup>>)
 // CHECK:   scf.if
@@ -212,12 +215,28 @@ func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c:
 // CHECK:     vector.store %{{.+}}, %[[SB]]
 // CHECK:     nvvm.cp.async.wait.group 0
 // CHECK:     nvgpu.mma.sync
+// CHECK:     %[[W:.+]] = memref.load %{{.+}} : memref<256x256xf16>
+// CHECK:     %[[W32:.+]] = arith.extf %[[W]]
+// CHECK:     %[[OLD:.+]] = memref.load %{{.+}} : memref<256x256xf32>
+// CHECK:     %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]]
+// CHECK:     %[[SUM:.+]] = arith.addf %[[OLD]], %[[SCALED]]
+// CHECK-NOT: memref.store
+// CHECK:     memref.load %{{.+}} : memref<256x256xf32>
+// CHECK-NOT: memref.store
+// CHECK:     memref.load %{{.+}} : memref<256x256xf32>
+// CHECK-NOT: memref.store
+// CHECK:     memref.load %{{.+}} : memref<256x256xf32>
+// CHECK-NOT: memref.store
+// CHECK:     memref.load %{{.+}} : memref<256x256xf32>
+// CHECK-NOT: memref.store
+// CHECK:     memref.load %{{.+}} : memref<256x256xf32>
+// CHECK-NOT: memref.store
+// CHECK:     memref.load %{{.+}} : memref<256x256xf32>
+// CHECK-NOT: memref.store
+// CHECK:     memref.load %{{.+}} : memref<256x256xf32>
+// CHECK-NOT: memref.load %{{.+}} : memref<256x256xf32>
 // CHECK:     scf.if
-// CHECK:       %[[W:.+]] = memref.load %{{.+}} : memref<256x256xf16>
-// CHECK:       %[[W32:.+]] = arith.extf %[[W]]
-// CHECK:       %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]]
-// CHECK:       %[[OLD:.+]] = memref.load %{{.+}} : memref<256x256xf32>
-// CHECK:       arith.addf %[[OLD]], %[[SCALED]]
+// CHECK-NEXT:  memref.store %[[SUM]], %{{.+}} : memref<256x256xf32>
 // CHECK-NOT: atomic_rmw addf
 // CHECK: return
 // THREADS-LABEL: func @sddmm_columns
