@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -154,6 +155,27 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   return tile;
 }
 
+/// The alignment of two neighbouring elements of `elementType` starting at
+/// an even column of a row of even length.
+llvm::MaybeAlign pairAlignment(Type elementType) {
+  return llvm::MaybeAlign(2 * elementType.getIntOrFloatBitWidth() / 8);
+}
+
+/// Whether `memref`'s rows are contiguous and of even length, so that an
+/// even column and the next one can be accessed as one pair.
+bool hasEvenRows(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  return type.getLayout().isIdentity() && type.getShape().back() % 2 == 0;
+}
+
+/// The two elements of `memref` at `indices` (an even column) and the next.
+Value loadPair(KernelBuilder &k, Value memref, ValueRange indices) {
+  Type elementType = cast<MemRefType>(memref.getType()).getElementType();
+  return vector::LoadOp::create(k.b, k.loc, VectorType::get({2}, elementType),
+                                memref, indices, /*nontemporal=*/false,
+                                pairAlignment(elementType));
+}
+
 /// A block per (segment, tile of gathered rows or columns): the product over
 /// the whole of k, scaled by the mask, added into the scattered elements.
 void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
@@ -242,26 +264,54 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   // a round trip to memory per element (the 32x1 SDDMM at 99% spent most
   // of its STile's time so). A padding element reads the in-bounds element
   // at position 0 and keeps it.
-  struct Element {
+  struct Write {
     Value valid, sum;
     SmallVector<Value> indices;
   };
-  SmallVector<Element> elements;
-  mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
-    auto [target, valid] = gathered(t.alongM ? row : column);
-    SmallVector<Value> indices =
-        t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
-                 : SmallVector<Value>{k.add(dense0, row), target};
-    Value weight =
-        k.widenToF32(memref::LoadOp::create(b, loc, t.mask, indices));
-    Value old = k.widenToF32(memref::LoadOp::create(b, loc, t.c, indices));
-    Value scaled = arith::MulFOp::create(b, loc, value, weight);
-    Value sum = arith::AddFOp::create(b, loc, old, scaled);
-    elements.push_back({valid, k.roundTo(t.outputType, sum), indices});
-  });
-  for (const Element &element : elements)
-    k.buildIf(element.valid, [&] {
-      memref::StoreOp::create(b, loc, element.sum, t.c, element.indices);
+  SmallVector<Write> writes;
+  // With gathered rows, a thread's two neighbours in a row are neighbours
+  // in C and in the mask too: one access each for both (half the L1
+  // wavefronts of element by element, which bound the 1x64 STile at low
+  // sparsity). Gathered columns are not neighbours in memory.
+  bool pairs = t.alongM && hasEvenRows(t.mask) && hasEvenRows(t.c);
+  if (pairs) {
+    mma.forEachAccumulatorPair(
+        acc, [&](Value row, Value column, Value first, Value second) {
+          auto [target, valid] = gathered(row);
+          SmallVector<Value> indices{target, k.add(dense0, column)};
+          Value weights = k.widenToF32(loadPair(k, t.mask, indices));
+          Value old = k.widenToF32(loadPair(k, t.c, indices));
+          Value products = arith::MulFOp::create(
+              b, loc,
+              vector::FromElementsOp::create(
+                  b, loc, VectorType::get({2}, b.getF32Type()),
+                  ValueRange{first, second}),
+              weights);
+          Value sums = arith::AddFOp::create(b, loc, old, products);
+          writes.push_back({valid, k.roundTo(t.outputType, sums), indices});
+        });
+  } else {
+    mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
+      auto [target, valid] = gathered(t.alongM ? row : column);
+      SmallVector<Value> indices =
+          t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
+                   : SmallVector<Value>{k.add(dense0, row), target};
+      Value weight =
+          k.widenToF32(memref::LoadOp::create(b, loc, t.mask, indices));
+      Value old = k.widenToF32(memref::LoadOp::create(b, loc, t.c, indices));
+      Value scaled = arith::MulFOp::create(b, loc, value, weight);
+      Value sum = arith::AddFOp::create(b, loc, old, scaled);
+      writes.push_back({valid, k.roundTo(t.outputType, sum), indices});
+    });
+  }
+  for (const Write &write : writes)
+    k.buildIf(write.valid, [&] {
+      if (pairs)
+        vector::StoreOp::create(b, loc, write.sum, t.c, write.indices,
+                                /*nontemporal=*/false,
+                                pairAlignment(t.outputType));
+      else
+        memref::StoreOp::create(b, loc, write.sum, t.c, write.indices);
     });
 }
 

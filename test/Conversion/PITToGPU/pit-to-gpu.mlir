@@ -266,12 +266,36 @@ func.func @sddmm_columns(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: 
 
 // SDDMM with 1x64 mask micro-tiles: A's rows are gathered with the mask's
 // (16-byte copies, zero-filled past the count), B's 64 columns are dense.
-// The product may be written in any order.
+// The product may be written in any order. A gathered row's neighbours are
+// neighbours in the mask and C: a thread reads and writes them in pairs,
+// its 8 pairs' loads before its first store.
 // CHECK-LABEL: func @sddmm_rows
 // CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x64xf16, #gpu.address_space<workgroup>>)
 // CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<1x32x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<64x256xf16> to memref<1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvgpu.mma.sync
+// CHECK:     %[[W:.+]] = vector.load %{{.+}} {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
+// CHECK:     %[[W32:.+]] = arith.extf %[[W]] : vector<2xf16> to vector<2xf32>
+// CHECK:     %[[OLD:.+]] = vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK:     %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]] : vector<2xf32>
+// CHECK:     %[[SUM:.+]] = arith.addf %[[OLD]], %[[SCALED]] : vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
+// CHECK-NOT: vector.load %{{.+}} : memref<256x256xf32>
+// CHECK:     scf.if
+// CHECK-NEXT:  vector.store %[[SUM]], %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
 // CHECK-NOT: atomic_rmw addf
 // CHECK: return
 // THREADS-LABEL: func @sddmm_rows
