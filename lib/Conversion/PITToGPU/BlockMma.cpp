@@ -70,6 +70,17 @@ static LLVM::LLVMPointerType clusterPointerType(MLIRContext *context) {
       context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
 }
 
+/// The shared-memory pointer `offset` (index) bytes past shared address
+/// `address` (i64), as the TMA's instructions and nvvm.mapa take it.
+static Value sharedPointerAt(KernelBuilder &k, Value address, Value offset) {
+  Value bytes =
+      arith::IndexCastOp::create(k.b, k.loc, k.b.getI64Type(), offset);
+  return LLVM::IntToPtrOp::create(
+             k.b, k.loc, sharedPointerType(k.b.getContext()),
+             arith::AddIOp::create(k.b, k.loc, address, bytes).getResult())
+      .getResult();
+}
+
 /// Orders this thread's writes to shared memory (stores, landed copies)
 /// before reads through the async proxy (wgmma's, TMA's).
 static void fenceForAsyncProxy(OpBuilder &b, Location loc) {
@@ -1071,7 +1082,6 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
   Value stagingAddress = arith::IndexCastOp::create(
       b, loc, b.getI64Type(),
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, stores.staging));
-  auto sharedPointer = sharedPointerType(b.getContext());
   Value map = tensorMapPointer(stores.mapC);
   Value firstRow = k.add(m0, k.mul(warpgroupRows, k.index(64)));
   // Block j of this thread's accumulators holds columns 8 j + 2 inGroup
@@ -1111,11 +1121,8 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
     k.buildIf(leader, [&] {
       int64_t bufferBytes =
           64 * kStagedColumns * outputType.getIntOrFloatBitWidth() / 8;
-      Value bytes = arith::IndexCastOp::create(
-          b, loc, b.getI64Type(), k.mul(buffer, k.index(bufferBytes)));
-      Value source = LLVM::IntToPtrOp::create(
-          b, loc, sharedPointer,
-          arith::AddIOp::create(b, loc, stagingAddress, bytes).getResult());
+      Value source = sharedPointerAt(k, stagingAddress,
+                                     k.mul(buffer, k.index(bufferBytes)));
       storeBoxWithTensorMap(map, source,
                             k.add(n0, k.index(piece * kStagedColumns)),
                             firstRow);
@@ -1160,13 +1167,7 @@ void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
       arith::AddIOp::create(b, loc, stagesAddress,
                             i64Constant(kSwizzleAtomBytes - 1)),
       i64Constant(-kSwizzleAtomBytes));
-  auto sharedPointer = sharedPointerType(b.getContext());
-  auto pointerAt = [&](Value bytes) {
-    Value address = arith::AddIOp::create(
-        b, loc, start, arith::IndexCastOp::create(b, loc, i64, bytes));
-    return LLVM::IntToPtrOp::create(b, loc, sharedPointer, address)
-        .getResult();
-  };
+  auto pointerAt = [&](Value bytes) { return sharedPointerAt(k, start, bytes); };
   // Box j holds columns [64 j, 64 j + 64) of the tile, rows of 128 bytes.
   int64_t boxBytes = shape.m * kSwizzleRowElements * 2;
   auto pairType = VectorType::get({2}, b.getF32Type());
@@ -1205,18 +1206,13 @@ void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
 
 void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                        Value chunk, Value stage, Value full) {
-  auto sharedPointer = sharedPointerType(b.getContext());
   auto clusterPointer = clusterPointerType(b.getContext());
   Value rank = k.rem(blockId, clusterBlocks);
   // The copies take this block's shared memory by its address in the
   // cluster's window (multicast ones write the same offset in each block).
   auto sharedAt = [&](Value address, int64_t stageBytes, Value offset) {
-    Value bytes = arith::IndexCastOp::create(
-        b, loc, b.getI64Type(),
-        k.add(k.mul(stage, k.index(stageBytes)), offset));
-    Value local = LLVM::IntToPtrOp::create(
-        b, loc, sharedPointer,
-        arith::AddIOp::create(b, loc, address, bytes).getResult());
+    Value local = sharedPointerAt(
+        k, address, k.add(k.mul(stage, k.index(stageBytes)), offset));
     return NVVM::MapaOp::create(b, loc, clusterPointer, local, k.toI32(rank))
         .getResult();
   };

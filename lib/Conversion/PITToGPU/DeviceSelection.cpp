@@ -369,21 +369,18 @@ std::optional<bool> holdsFor(Value condition, Value selected,
     if (auto it = known.find(value); it != known.end())
       return it->second;
     Attribute attr;
-    if (!matchPattern(value, m_Constant(&attr))) {
-      Operation *def = value.getDefiningOp();
-      SmallVector<Attribute> operands;
-      if (def && def->getNumResults() == 1 && !def->getNumRegions() &&
-          isMemoryEffectFree(def)) {
-        for (Value operand : def->getOperands())
-          operands.push_back(valueOf(operand));
-      }
+    Operation *def = value.getDefiningOp();
+    if (!matchPattern(value, m_Constant(&attr)) && def &&
+        def->getNumResults() == 1 && def->getNumOperands() &&
+        !def->getNumRegions() && isMemoryEffectFree(def)) {
+      SmallVector<Attribute> operands =
+          llvm::map_to_vector(def->getOperands(), valueOf);
       SmallVector<OpFoldResult> folded;
-      bool allKnown = !operands.empty() &&
-                      llvm::all_of(operands, [](Attribute a) { return bool(a); });
-      if (allKnown && succeeded(def->fold(operands, folded)) &&
-          folded.size() == 1)
-        attr = isa<Value>(folded.front()) ? valueOf(cast<Value>(folded.front()))
-                                          : cast<Attribute>(folded.front());
+      if (llvm::all_of(operands, [](Attribute a) { return bool(a); }) &&
+          succeeded(def->fold(operands, folded)) && folded.size() == 1)
+        attr = isa<Value>(folded.front())
+                   ? valueOf(cast<Value>(folded.front()))
+                   : cast<Attribute>(folded.front());
     }
     return known[value] = attr;
   };

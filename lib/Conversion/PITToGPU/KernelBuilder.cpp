@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -64,6 +65,30 @@ Value KernelBuilder::elementAddress(Value memref, ValueRange indices) {
       b, loc, b.getIndexType(), memref);
   Value bytes = mul(linear, index(type.getElementTypeBitWidth() / 8));
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), add(base, bytes));
+}
+
+bool mlir::pit::hasEvenRows(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  return type.getLayout().isIdentity() && type.getShape().back() % 2 == 0;
+}
+
+/// The alignment of a pair of `memref`'s elements at an even column of a
+/// row of even length: the pair's size.
+static llvm::MaybeAlign pairAlignment(Value memref) {
+  Type elementType = cast<MemRefType>(memref.getType()).getElementType();
+  return llvm::MaybeAlign(2 * elementType.getIntOrFloatBitWidth() / 8);
+}
+
+Value KernelBuilder::loadPair(Value memref, ValueRange indices) {
+  Type elementType = cast<MemRefType>(memref.getType()).getElementType();
+  return vector::LoadOp::create(b, loc, VectorType::get({2}, elementType),
+                                memref, indices, /*nontemporal=*/false,
+                                pairAlignment(memref));
+}
+
+void KernelBuilder::storePair(Value pair, Value memref, ValueRange indices) {
+  vector::StoreOp::create(b, loc, pair, memref, indices,
+                          /*nontemporal=*/false, pairAlignment(memref));
 }
 
 void KernelBuilder::buildIf(Value condition, function_ref<void()> body) {

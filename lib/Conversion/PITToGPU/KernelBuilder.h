@@ -62,6 +62,12 @@ struct KernelBuilder {
   /// laid out row after row: what inline PTX and NVVM's pointer ops take.
   Value elementAddress(Value memref, ValueRange indices);
 
+  /// Element `indices` (an even column) of `memref` and the next one, as
+  /// one access of a vector<2>: rows of even length, contiguous
+  /// (hasEvenRows), so the pair is aligned to its own size.
+  Value loadPair(Value memref, ValueRange indices);
+  void storePair(Value pair, Value memref, ValueRange indices);
+
   /// Builds `body` where `condition` holds (an scf.if without results);
   /// the insertion point stays after the scf.if.
   void buildIf(Value condition, function_ref<void()> body);
@@ -73,6 +79,11 @@ struct KernelBuilder {
   /// total, in every lane.
   Value warpTotal(Value inclusive);
 };
+
+/// Whether `memref`'s rows are contiguous and of even length, so that an
+/// even column and the next one can be accessed as one pair
+/// (KernelBuilder::loadPair, storePair).
+bool hasEvenRows(Value memref);
 
 /// Lanes of a warp.
 constexpr int64_t kWarpSize = 32;

@@ -628,18 +628,13 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     };
     auto cType = cast<MemRefType>(t.c.getType());
     auto pairType = VectorType::get({2}, b.getF32Type());
-    auto cPairType = VectorType::get({2}, t.outputType);
-    llvm::MaybeAlign pairAlignment(2 * t.outputType.getIntOrFloatBitWidth() /
-                                   8);
     // A thread's two neighbours in a row at C's `indices`, plus C's values
     // there unless C was only cleared, rounded to C's type.
     auto pairForC = [&](ValueRange indices, Value first, Value second) {
       Value pair = vector::FromElementsOp::create(b, loc, pairType,
                                                   ValueRange{first, second});
       if (!t.zeroFill) {
-        Value old =
-            vector::LoadOp::create(b, loc, cPairType, t.c, indices,
-                                   /*nontemporal=*/false, pairAlignment);
+        Value old = k.loadPair(t.c, indices);
         pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
       }
       return k.roundTo(t.outputType, pair);
@@ -671,8 +666,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
       mma.forEachAccumulatorPair(acc, [&](Value row, Value column, Value first,
                                           Value second) {
         SmallVector<Value> indices = cAt(row, column);
-        vector::StoreOp::create(b, loc, pairForC(indices, first, second), t.c,
-                                indices, /*nontemporal=*/false, pairAlignment);
+        k.storePair(pairForC(indices, first, second), t.c, indices);
       });
       return;
     }

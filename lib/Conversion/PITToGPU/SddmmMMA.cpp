@@ -155,27 +155,6 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   return tile;
 }
 
-/// The alignment of two neighbouring elements of `elementType` starting at
-/// an even column of a row of even length.
-llvm::MaybeAlign pairAlignment(Type elementType) {
-  return llvm::MaybeAlign(2 * elementType.getIntOrFloatBitWidth() / 8);
-}
-
-/// Whether `memref`'s rows are contiguous and of even length, so that an
-/// even column and the next one can be accessed as one pair.
-bool hasEvenRows(Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  return type.getLayout().isIdentity() && type.getShape().back() % 2 == 0;
-}
-
-/// The two elements of `memref` at `indices` (an even column) and the next.
-Value loadPair(KernelBuilder &k, Value memref, ValueRange indices) {
-  Type elementType = cast<MemRefType>(memref.getType()).getElementType();
-  return vector::LoadOp::create(k.b, k.loc, VectorType::get({2}, elementType),
-                                memref, indices, /*nontemporal=*/false,
-                                pairAlignment(elementType));
-}
-
 /// A block per (segment, tile of gathered rows or columns): the product over
 /// the whole of k, scaled by the mask, added into the scattered elements.
 void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
@@ -279,8 +258,8 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
         acc, [&](Value row, Value column, Value first, Value second) {
           auto [target, valid] = gathered(row);
           SmallVector<Value> indices{target, k.add(dense0, column)};
-          Value weights = k.widenToF32(loadPair(k, t.mask, indices));
-          Value old = k.widenToF32(loadPair(k, t.c, indices));
+          Value weights = k.widenToF32(k.loadPair(t.mask, indices));
+          Value old = k.widenToF32(k.loadPair(t.c, indices));
           Value products = arith::MulFOp::create(
               b, loc,
               vector::FromElementsOp::create(
@@ -307,9 +286,7 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   for (const Write &write : writes)
     k.buildIf(write.valid, [&] {
       if (pairs)
-        vector::StoreOp::create(b, loc, write.sum, t.c, write.indices,
-                                /*nontemporal=*/false,
-                                pairAlignment(t.outputType));
+        k.storePair(write.sum, t.c, write.indices);
       else
         memref::StoreOp::create(b, loc, write.sum, t.c, write.indices);
     });
