@@ -136,10 +136,13 @@ def sources():
     for name, dtype, micro, loop, _ in matmul_cases():
         out.append((name, kernels.MATMUL_CLEARED.format(
             m=SIZE, n=SIZE, k=SIZE, t=dtype, ct=dtype, mt=micro), loop))
-    # SDDMM's C is f16 too, as dense-then-mask's is.
+    # SDDMM's C is f16 too, as dense-then-mask's is. Each case also without
+    # its mark: the dense SDDMM kernel, timed beside it.
     for name, k, micro, loop in sddmm_cases():
-        out.append((name, kernels.SDDMM_HALF_C.format(
-            m=SIZE, n=SIZE, k=k, t="f16", mt=micro), loop))
+        for suffix, template in [("", kernels.SDDMM_HALF_C),
+                                 ("__dense", kernels.SDDMM_HALF_C_DENSE)]:
+            out.append((name + suffix, template.format(
+                m=SIZE, n=SIZE, k=k, t="f16", mt=micro), loop))
     return out
 
 

@@ -131,12 +131,16 @@ def table(results):
             f"| {ms(row['ideal'])} | {cublas_ratio(row)} "
             f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "
             f"| {detection * 1e3:.0f} us | {ratio(row['to_sparse_bsr'], detection)} |")
-    lines += ["", "| mask micro-tile | K | sparsity | PIT | dense then mask | sampled_addmm "
-              "| dense then mask / PIT | sampled_addmm / PIT |", "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "| mask micro-tile | K | sparsity | PIT | PIT's dense SDDMM "
+              "| dense then mask | sampled_addmm | PIT / PIT's dense "
+              "| dense then mask / PIT | sampled_addmm / PIT |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["sddmm"]:
         lines.append(
             f"| {row['micro']} | {row['k']} | {row['sparsity']:.2f} | {ms(row['pit'])} "
+            f"| {ms(row.get('dense'))} "
             f"| {ms(row['dense_then_mask'])} | {ms(row['sampled_addmm'])} "
+            f"| {ratio(row['pit'], row.get('dense'))} "
             f"| {ratio(row['dense_then_mask'], row['pit'])} "
             f"| {ratio(row['sampled_addmm'], row['pit'])} |")
     return "\n".join(lines + ["", selection_summary(results)])

@@ -369,14 +369,20 @@ def bench_sddmm(directory, name, k, micro_text, sparsity, reps):
              for _ in range(PATTERNS)]
     c = random(n, n, dtype=torch.float16)
     kernel = PITKernel(directory / f"{name}.so")
-    ref = c.double() + masks[0].double() * (a.double() @ b.double())
-    kernel(a, b, masks[0], c)
-    torch.cuda.synchronize()
-    row = {"case": name, "micro": micro_text, "k": k, "sparsity": sparsity,
-           "error": relative_error(c, ref)}
-    row["pit"] = median_ms(lambda m: kernel(a, b, m, c), masks, reps)
+    dense = PITKernel(directory / f"{name}__dense.so")
+    row = {"case": name, "micro": micro_text, "k": k, "sparsity": sparsity}
+    for key, library in [("error", kernel), ("dense_error", dense)]:
+        out = c.clone()
+        library(a, b, masks[0], out)
+        torch.cuda.synchronize()
+        row[key] = relative_error(
+            out, c.double() + masks[0].double() * (a.double() @ b.double()))
+    # In turn: PIT (detection and the STile), the dense SDDMM kernel, and
+    # dense-then-mask.
+    row["pit"], row["dense"], row["dense_then_mask"] = medians_ms(
+        [lambda m: kernel(a, b, m, c), lambda m: dense(a, b, m, c),
+         lambda m: (a @ b) * m], masks, reps)
     row["pit_kernels"] = kernel_times(lambda m: kernel(a, b, m, c), masks[1])
-    row["dense_then_mask"] = median_ms(lambda m: (a @ b) * m, masks, reps)
     a32, b32 = a.float(), b.float()
     row["sampled_addmm"] = try_ms(
         lambda m: torch.sparse.sampled_addmm(m.float().to_sparse_csr(), a32, b32),
@@ -481,8 +487,9 @@ def main():
                   f"{ratio(row.get('chosen_forced'), row['oracle'])} device "
                   f"{ratio(row.get('select_device_us'), row.get('oracle_device_us'))}",
                   flush=True)
-    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'dense*M':>8s} "
-          f"{'sampled':>8s} {'dense*M/PIT':>11s} PIT kernels (ms)", flush=True)
+    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'dense':>8s} "
+          f"{'dense*M':>8s} {'sampled':>8s} {'dense*M/PIT':>11s} PIT kernels (ms)",
+          flush=True)
     for name, k, micro, _ in cases.sddmm_cases():
         if options.only not in name:
             continue
@@ -490,8 +497,10 @@ def main():
             row = bench_sddmm(options.directory, name, k, micro, sparsity,
                               options.reps)
             results["sddmm"].append(row)
-            failed += not row["error"] < TOLERANCE[torch.float16]
-            print(f"{name:18s} {sparsity:5.2f} {row['error']:8.1e} {fmt(row['pit'])} "
+            failed += not max(row["error"], row["dense_error"]) < TOLERANCE[torch.float16]
+            print(f"{name:18s} {sparsity:5.2f} "
+                  f"{max(row['error'], row['dense_error']):8.1e} {fmt(row['pit'])} "
+                  f"{fmt(row['dense'])} "
                   f"{fmt(row['dense_then_mask'])} {fmt(row['sampled_addmm'])} "
                   f"{ratio(row['dense_then_mask'], row['pit']):>11s} {kernels_text(row)}",
                   flush=True)

@@ -97,6 +97,13 @@ SDDMM_HALF_C = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x
 }}
 """
 
+# The same two without their mark: the dense SDDMM kernel (the fallback of
+# run-time selection), which reads C only where the mask is not zero.
+SPARSE_MASK_MARK = "attrs = {{pit.sparse = #pit.sparse<operand = 2, micro_tiles = [{mt}]>}} "
+SDDMM_DENSE = SDDMM.replace(SPARSE_MASK_MARK, "")
+SDDMM_HALF_C_DENSE = SDDMM_HALF_C.replace(SPARSE_MASK_MARK, "")
+assert SDDMM_DENSE != SDDMM and SDDMM_HALF_C_DENSE != SDDMM_HALF_C
+
 # The counts of every {every}-th segment of A's micro-tiles (pit.count:
 # what run-time selection chooses from). {micro} is the micro-tile as the
 # op spells it ("32, 1"); C is the counts.
@@ -235,6 +242,13 @@ def cases():
                     False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,
                 dict(m=256, n=256, k=64, t="f16", mt="32x1"), -1, False))
+    # Dense SDDMMs: two chunks of k (two stages) with an f16 C, one with an
+    # f32 C; the masks zero 1x64 and 32x1 micro-tiles.
+    out.append(("small_sddmm_dense_f16c_256_k128_1x64", SDDMM_HALF_C_DENSE,
+                dict(m=256, n=256, k=128, t="f16", ct="f16", mt="1x64"), -1,
+                False))
+    out.append(("small_sddmm_dense_256_k64_32x1", SDDMM_DENSE,
+                dict(m=256, n=256, k=64, t="f16", mt="32x1"), -1, False))
     for mt in ["32x1", "1x64", "16x16", "32x64"]:
         for loop, axis in [(2, "k"), (0, "m")]:
             out.append((f"matmul_4096_{mt}_{axis}", MATMUL,
@@ -255,6 +269,9 @@ def cases():
     for mt in ["32x1", "1x64"]:
         out.append((f"sddmm_4096_k64_{mt}", SDDMM,
                     dict(m=4096, n=4096, k=64, t="f16", mt=mt), -1, False))
+    out.append(("sddmm_dense_f16c_4096_k64_32x1", SDDMM_HALF_C_DENSE,
+                dict(m=4096, n=4096, k=64, t="f16", ct="f16", mt="32x1"), -1,
+                False))
     out.append(("matmul_1000_8x1", MATMUL,
                 dict(m=1000, n=1000, k=1000, t="f16", mt="8x1"), 2, False))
     out.append(("matmul_1000_32x1", MATMUL,

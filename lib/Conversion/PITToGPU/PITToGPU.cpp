@@ -731,8 +731,8 @@ struct ConvertPITToGPUPass
         failed |=
             mlir::failed(lowerScan(rewriter, MicroTileScan::of(op),
                                    threadsPerBlock, /*compactedCopy=*/{}));
-      // Dense matmuls (the fallback of a selection among variants) run on
-      // the tensor cores too.
+      // Dense matmuls and SDDMMs (the fallback of a selection among
+      // variants) run on the tensor cores too.
       if (useTensorCores) {
         SmallVector<linalg::LinalgOp> denseOps;
         func.walk([&](linalg::LinalgOp op) {
@@ -740,7 +740,8 @@ struct ConvertPITToGPUPass
             denseOps.push_back(op);
         });
         for (linalg::LinalgOp op : denseOps)
-          (void)lowerMatmulToMMA(rewriter, op, mmaOptions);
+          (void)(succeeded(lowerMatmulToMMA(rewriter, op, mmaOptions)) ||
+                 succeeded(lowerSddmmToMMA(rewriter, op)));
       }
       lowerHostCode(rewriter, func, threadsPerBlock);
       // Last: the choice guards every kernel of the variants.

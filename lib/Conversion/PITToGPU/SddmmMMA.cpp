@@ -10,6 +10,12 @@
 // Scaling the sum rather than each product is the same function: the mask
 // element does not depend on k.
 //
+// A dense SDDMM (the fallback of run-time selection, or one without a mark)
+// runs the same kernel over C's own tiles. With a short k its products cost
+// little next to the mask it reads and the elements of C it reads and
+// writes, so its epilogue reads the whole mask, coalesced, and touches C
+// only where the mask is not zero.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TensorCoreSTiles.h"
@@ -22,6 +28,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -37,11 +45,27 @@ struct SddmmTile {
   /// C's element type: f32, or the inputs' f16 or bf16 (the product is
   /// summed in f32 either way and rounded once, where C is stored).
   Type outputType;
-  Value positions;
+  /// The STile's index; null for a dense SDDMM, whose tiles are C's own.
+  Value positions, counts;
   MmaTileShape shape;
   /// The micro-tile's extent along the gathered dimension.
   int64_t micro;
+  /// The extents of (m, n, k), and the segments along the dimension that is
+  /// not gathered (a dense SDDMM: C's tiles along n).
+  SmallVector<int64_t, 3> domain;
+  int64_t numSegments;
+
+  bool isDense() const { return !positions; }
 };
+
+/// The block tile of a dense SDDMM. Its blocks are latency-bound (each
+/// tile waits for its chunks, then for its mask and C), so the tile is
+/// small enough for 3 blocks a multiprocessor (32 f32 accumulators, 140
+/// registers a thread): 4096^2 with k = 64 took 47.5 us at 90% sparsity
+/// against 49.7 with 64 x 128 tiles (242 registers, once the weights load
+/// before the product), 47.4 with 32 x 128 and 59.9 with 32 x 64 (H100,
+/// 2026-11-24).
+constexpr int64_t kDenseRows = 64, kDenseColumns = 64, kDenseChunk = 64;
 
 /// The block argument that `value` is, possibly through an extf.
 BlockArgument stripExtension(Value value) {
@@ -79,6 +103,38 @@ bool isScaledProductSum(Block &body) {
   return inputs == SmallVector<unsigned>{0, 1, 2};
 }
 
+/// Whether `generic` is an SDDMM: C (m x n) += A (m x k) x B (k x n) scaled
+/// by a mask (m x n), each element by its own.
+bool isSddmmGeneric(linalg::GenericOp generic) {
+  auto map = [&](unsigned r0, unsigned r1) {
+    return getOperandMap(generic.getContext(), r0, r1);
+  };
+  return generic.getNumDpsInputs() == 3 && generic.getNumDpsInits() == 1 &&
+         generic.getIndexingMapsArray() ==
+             SmallVector<AffineMap>{map(0, 2), map(2, 1), map(0, 1),
+                                    map(0, 1)} &&
+         generic.getIteratorTypesArray() ==
+             SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                              utils::IteratorType::parallel,
+                                              utils::IteratorType::reduction} &&
+         isScaledProductSum(generic.getRegion().front());
+}
+
+/// Whether the tile's buffers are static and of types the kernel takes:
+/// f16 or bf16 A and B, a float mask, and C of f32 or A's type.
+bool hasSupportedTypes(const SddmmTile &t) {
+  auto elementType = [](Value memref) {
+    return cast<MemRefType>(memref.getType()).getElementType();
+  };
+  Type inputType = elementType(t.a);
+  return (inputType.isF16() || inputType.isBF16()) &&
+         elementType(t.b) == inputType && isa<FloatType>(elementType(t.mask)) &&
+         (t.outputType.isF32() || t.outputType == inputType) &&
+         llvm::all_of(ValueRange{t.a, t.b, t.mask, t.c}, [](Value memref) {
+           return cast<MemRefType>(memref.getType()).hasStaticShape();
+         });
+}
+
 /// Whether B's gathered pieces are narrower than a copy, so that they go
 /// through registers.
 bool narrowB(const SddmmTile &t) { return !t.alongM && t.micro % kVector != 0; }
@@ -88,25 +144,15 @@ bool narrowB(const SddmmTile &t) { return !t.alongM && t.micro % kVector != 0; }
 FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   if (op.getNumLoops() != 3)
     return failure();
-  auto map = [&](unsigned r0, unsigned r1) {
-    return getOperandMap(op.getContext(), r0, r1);
-  };
   int64_t axis = op.getPitAxis();
-  if (op.getSparseMap() != map(0, 1) || (axis != 0 && axis != 1))
+  if (op.getSparseMap() != getOperandMap(op.getContext(), 0, 1) ||
+      (axis != 0 && axis != 1))
     return failure();
   FailureOr<STileBody> body = findSTileBody(op);
   if (failed(body))
     return failure();
   auto [generic, write] = *body;
-  if (generic.getNumDpsInputs() != 3 ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getIndexingMapsArray() !=
-          SmallVector<AffineMap>{map(0, 2), map(2, 1), map(0, 1), map(0, 1)} ||
-      generic.getIteratorTypesArray() !=
-          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                           utils::IteratorType::parallel,
-                                           utils::IteratorType::reduction} ||
-      !isScaledProductSum(generic.getRegion().front()))
+  if (!isSddmmGeneric(generic))
     return failure();
 
   SReadOp readA = findRead(generic.getDpsInputs()[0]);
@@ -133,21 +179,16 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   tile.mask = readMask.getSource();
   tile.c = write.getDest();
   tile.positions = gatheredInput.getPositions();
+  tile.counts = op.getCounts();
   tile.micro = micro;
-  Type inputType = readA.getSource().getType().getElementType();
+  tile.domain = llvm::to_vector_of<int64_t, 3>(op.getDomain());
+  tile.numSegments = op.getNumSegments();
   tile.outputType = write.getDest().getType().getElementType();
-  auto isStatic = [](Value memref) {
-    return cast<MemRefType>(memref.getType()).hasStaticShape();
-  };
-  if (!(inputType.isF16() || inputType.isBF16()) ||
-      readB.getSource().getType().getElementType() != inputType ||
-      !isa<FloatType>(readMask.getSource().getType().getElementType()) ||
-      !(tile.outputType.isF32() || tile.outputType == inputType) ||
-      !isStatic(tile.a) ||
-      !isStatic(tile.b) || !isStatic(tile.mask) || !isStatic(tile.c))
+  if (!hasSupportedTypes(tile))
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
-  tile.shape = {shape[0], shape[1], shape[2], inputType};
+  tile.shape = {shape[0], shape[1], shape[2],
+                readA.getSource().getType().getElementType()};
   if (!tile.shape.isWhole() || tile.shape.sharedBytes() > kSharedBytes ||
       (narrowB(tile) &&
        !BlockMma::splitsIntoPieces(tile.shape.k, tile.shape.n)))
@@ -155,12 +196,42 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   return tile;
 }
 
+/// Recognises a dense SDDMM whose extents divide the dense block tile.
+FailureOr<SddmmTile> matchDenseSddmm(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      !isSddmmGeneric(generic))
+    return failure();
+  SddmmTile tile;
+  // C's rows are the "gathered" ones, each in its own place.
+  tile.alongM = true;
+  tile.micro = 1;
+  tile.a = generic.getDpsInputs()[0];
+  tile.b = generic.getDpsInputs()[1];
+  tile.mask = generic.getDpsInputs()[2];
+  tile.c = generic.getDpsInits()[0];
+  tile.outputType = getElementTypeOrSelf(tile.c.getType());
+  if (!hasSupportedTypes(tile) ||
+      !llvm::all_of(generic->getOperands(), [](Value memref) {
+        return cast<MemRefType>(memref.getType()).getLayout().isIdentity();
+      }))
+    return failure();
+  tile.domain = llvm::to_vector_of<int64_t, 3>(op.getStaticLoopRanges());
+  tile.shape = {kDenseRows, kDenseColumns, kDenseChunk,
+                getElementTypeOrSelf(tile.a.getType())};
+  if (tile.domain[0] % tile.shape.m != 0 ||
+      tile.domain[1] % tile.shape.n != 0 || tile.domain[2] % tile.shape.k != 0)
+    return failure();
+  tile.numSegments = tile.domain[1] / tile.shape.n;
+  return tile;
+}
+
 /// A block per (segment, tile of gathered rows or columns): the product over
 /// the whole of k, scaled by the mask, added into the scattered elements.
-void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
+void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
   KernelBuilder k{b, loc};
   const MmaTileShape &s = t.shape;
-  ArrayRef<int64_t> domain = op.getDomain();
+  ArrayRef<int64_t> domain = t.domain;
   // Along m, a segment is a block of the mask's columns (s.n wide) and the
   // block's tile holds gathered rows; along n, the other way round.
   int64_t gatheredExtent = t.alongM ? domain[0] : domain[1];
@@ -168,25 +239,32 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   int64_t capacity = gatheredExtent / t.micro;
   int64_t gatheredTiles = llvm::divideCeil(gatheredExtent, gatheredTile);
   int64_t numChunks = domain[2] / s.k;
-  BlockMma mma(b, loc, s, op.getNumSegments() * gatheredTiles,
+  BlockMma mma(b, loc, s, t.numSegments * gatheredTiles,
                /*stages=*/numChunks > 1 ? 2 : 1);
 
   // Gathered tiles vary slowest: the live ones (below a segment's count)
   // come first, and spread over all blocks when blocks take several tiles
   // each.
-  int64_t numSegments = op.getNumSegments();
-  Value segment = k.rem(mma.blockId, numSegments);
+  Value segment = k.rem(mma.blockId, t.numSegments);
   Value gathered0 =
-      k.mul(k.div(mma.blockId, numSegments), k.index(gatheredTile));
+      k.mul(k.div(mma.blockId, t.numSegments), k.index(gatheredTile));
   Value dense0 = k.mul(segment, k.index(t.alongM ? s.n : s.m));
-  Value count = loadCount(k, op.getCounts(), segment);
-  auto gathered = [&](Value c) {
-    return gatheredCoordinate(k, t.positions, segment, count,
-                              k.add(gathered0, c), t.micro, capacity);
-  };
-
-  // Blocks past the segment's gathered micro-tiles have nothing to do.
-  enterIfLive(k, gathered0, count, t.micro);
+  // Where gathered coordinate `c` of the block's tile lives, and whether it
+  // is a micro-tile the detection found (null: always).
+  std::function<std::pair<Value, Value>(Value)> gathered;
+  if (t.isDense()) {
+    gathered = [&](Value c) {
+      return std::pair<Value, Value>{k.add(gathered0, c), Value()};
+    };
+  } else {
+    Value count = loadCount(k, t.counts, segment);
+    gathered = [&, count](Value c) {
+      return gatheredCoordinate(k, t.positions, segment, count,
+                                k.add(gathered0, c), t.micro, capacity);
+    };
+    // Blocks past the segment's gathered micro-tiles have nothing to do.
+    enterIfLive(k, gathered0, count, t.micro);
+  }
 
   auto issue = [&](Value stage, Value k0) {
     // A: rows contiguous along k, gathered along m.
@@ -234,18 +312,23 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
     fill.load = load;
     fill.store = store;
   }
-  SmallVector<Value> acc = mma.accumulateChunks(k.index(numChunks), fill);
 
   // SWrite: scale by the mask and add into the block's scattered elements;
-  // padding is not written. Every mask weight and old value of C is loaded
-  // before the first store: as far as LLVM knows a store into C may alias
-  // the loads after it, so loads between stores would wait for each other,
-  // a round trip to memory per element (the 32x1 SDDMM at 99% spent most
-  // of its STile's time so). A padding element reads the in-bounds element
-  // at position 0 and keeps it.
+  // padding is not written. Where each of the thread's elements goes, and
+  // its mask weight, come before the product: their loads' latency then
+  // overlaps its copies and multiplications. Every old value of C is
+  // loaded before the first store: as far as LLVM knows a store into C may
+  // alias the loads after it, so loads between stores would wait for each
+  // other, a round trip to memory per element (the 32x1 SDDMM at 99% spent
+  // most of its STile's time so). A padding element reads the in-bounds
+  // element at position 0 and keeps it. A dense SDDMM reads C only where
+  // the weights are not all zero.
   struct Write {
-    Value valid, sum;
+    /// Whether the elements are written (null: always).
+    Value valid;
     SmallVector<Value> indices;
+    /// The element's (or pair's) weights, f32 sums and old value.
+    Value weights, sums, old;
   };
   SmallVector<Write> writes;
   // With gathered rows, a thread's two neighbours in a row are neighbours
@@ -253,43 +336,84 @@ void buildSddmm(OpBuilder &b, Location loc, STileOp op, const SddmmTile &t) {
   // wavefronts of element by element, which bound the 1x64 STile at low
   // sparsity). Gathered columns are not neighbours in memory.
   bool pairs = t.alongM && hasEvenRows(t.mask) && hasEvenRows(t.c);
+  // The accumulators' places, without their values.
+  SmallVector<Value> places = mma.zeroAccumulators();
   if (pairs) {
-    mma.forEachAccumulatorPair(
-        acc, [&](Value row, Value column, Value first, Value second) {
-          auto [target, valid] = gathered(row);
-          SmallVector<Value> indices{target, k.add(dense0, column)};
-          Value weights = k.widenToF32(k.loadPair(t.mask, indices));
-          Value old = k.widenToF32(k.loadPair(t.c, indices));
-          Value products = arith::MulFOp::create(
-              b, loc,
-              vector::FromElementsOp::create(
-                  b, loc, VectorType::get({2}, b.getF32Type()),
-                  ValueRange{first, second}),
-              weights);
-          Value sums = arith::AddFOp::create(b, loc, old, products);
-          writes.push_back({valid, k.roundTo(t.outputType, sums), indices});
-        });
+    mma.forEachAccumulatorPair(places,
+                               [&](Value row, Value column, Value, Value) {
+                                 auto [target, valid] = gathered(row);
+                                 writes.push_back(
+                                     {valid, {target, k.add(dense0, column)}});
+                               });
   } else {
-    mma.forEachAccumulator(acc, [&](Value row, Value column, Value value) {
+    mma.forEachAccumulator(places, [&](Value row, Value column, Value) {
       auto [target, valid] = gathered(t.alongM ? row : column);
-      SmallVector<Value> indices =
-          t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
-                   : SmallVector<Value>{k.add(dense0, row), target};
-      Value weight =
-          k.widenToF32(memref::LoadOp::create(b, loc, t.mask, indices));
-      Value old = k.widenToF32(memref::LoadOp::create(b, loc, t.c, indices));
-      Value scaled = arith::MulFOp::create(b, loc, value, weight);
-      Value sum = arith::AddFOp::create(b, loc, old, scaled);
-      writes.push_back({valid, k.roundTo(t.outputType, sum), indices});
+      writes.push_back(
+          {valid, t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
+                           : SmallVector<Value>{k.add(dense0, row), target}});
     });
   }
-  for (const Write &write : writes)
-    k.buildIf(write.valid, [&] {
+  // An element, or a pair, of the mask or of C.
+  auto loadOutput = [&](Value memref, ArrayRef<Value> indices) -> Value {
+    if (pairs)
+      return k.loadPair(memref, indices);
+    return memref::LoadOp::create(b, loc, memref, indices);
+  };
+  for (Write &write : writes)
+    write.weights = loadOutput(t.mask, write.indices);
+
+  SmallVector<Value> acc = mma.accumulateChunks(k.index(numChunks), fill);
+  // The same places, in the same order, with their values.
+  Write *next = writes.begin();
+  if (pairs) {
+    mma.forEachAccumulatorPair(acc,
+                               [&](Value, Value, Value first, Value second) {
+                                 (next++)->sums = vector::FromElementsOp::create(
+                                     b, loc,
+                                     VectorType::get({2}, b.getF32Type()),
+                                     ValueRange{first, second});
+                               });
+  } else {
+    mma.forEachAccumulator(
+        acc, [&](Value, Value, Value value) { (next++)->sums = value; });
+  }
+  for (Write &write : writes) {
+    if (!t.isDense()) {
+      write.old = loadOutput(t.c, write.indices);
+      continue;
+    }
+    // Dense: the elements (or pair) whose weights are all zero keep C.
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(write.weights.getType()));
+    Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                          write.weights, zero);
+    write.valid = pairs ? vector::ReductionOp::create(
+                              b, loc, vector::CombiningKind::OR, nonzero)
+                              .getResult()
+                        : nonzero;
+    Type oldType = pairs ? VectorType::get({2}, getElementTypeOrSelf(t.c))
+                         : getElementTypeOrSelf(t.c);
+    write.old = k.buildIfElse(
+        write.valid, [&] { return loadOutput(t.c, write.indices); },
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(oldType)));
+  }
+  for (Write &write : writes) {
+    Value scaled =
+        arith::MulFOp::create(b, loc, write.sums, k.widenToF32(write.weights));
+    Value sum = k.roundTo(
+        t.outputType,
+        arith::AddFOp::create(b, loc, k.widenToF32(write.old), scaled));
+    auto store = [&] {
       if (pairs)
-        k.storePair(write.sum, t.c, write.indices);
+        k.storePair(sum, t.c, write.indices);
       else
-        memref::StoreOp::create(b, loc, write.sum, t.c, write.indices);
-    });
+        memref::StoreOp::create(b, loc, sum, t.c, write.indices);
+    };
+    if (write.valid)
+      k.buildIf(write.valid, store);
+    else
+      store();
+  }
 }
 
 } // namespace
@@ -300,7 +424,18 @@ LogicalResult mlir::pit::lowerSddmmSTileToMMA(RewriterBase &rewriter,
   if (failed(matched))
     return failure();
   rewriter.setInsertionPoint(op);
-  buildSddmm(rewriter, op.getLoc(), op, *matched);
+  buildSddmm(rewriter, op.getLoc(), *matched);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
+                                         linalg::LinalgOp op) {
+  FailureOr<SddmmTile> matched = matchDenseSddmm(op);
+  if (failed(matched))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  buildSddmm(rewriter, op.getLoc(), *matched);
   rewriter.eraseOp(op);
   return success();
 }

@@ -78,6 +78,13 @@ LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
 /// the epilogue, and adds the result into its scattered elements of C.
 LogicalResult lowerSddmmSTileToMMA(RewriterBase &rewriter, STileOp op);
 
+/// A dense SDDMM outside any STile (the fallback of run-time selection, and
+/// any SDDMM of a PIT program), with the same operand types, static and
+/// contiguous, and extents that divide the block tile (64 x 64, k by 64):
+/// the SDDMM kernel over C's own tiles, whose epilogue reads the mask
+/// coalesced and touches C only where it is not zero.
+LogicalResult lowerSddmmToMMA(RewriterBase &rewriter, linalg::LinalgOp op);
+
 } // namespace mlir::pit
 
 #endif // PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H

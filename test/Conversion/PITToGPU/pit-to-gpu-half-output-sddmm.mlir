@@ -4,12 +4,12 @@
 // RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
 
 // CHECK-LABEL: func @sddmm
-// CHECK: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: %[[WEIGHT:.+]] = memref.load %arg2[{{.+}}] : memref<256x256xf16>
-// CHECK-NEXT: %[[WIDE_WEIGHT:.+]] = arith.extf %[[WEIGHT]] : f16 to f32
-// CHECK-NEXT: %[[OLD:.+]] = memref.load %arg3[{{.+}}] : memref<256x256xf16>
-// CHECK-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : f16 to f32
+// CHECK: nvgpu.mma.sync({{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: %[[OLD:.+]] = memref.load %arg3[{{.+}}] : memref<256x256xf16>
+// CHECK: %[[WIDE_WEIGHT:.+]] = arith.extf %[[WEIGHT]] : f16 to f32
 // CHECK-NEXT: %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[WIDE_WEIGHT]] : f32
+// CHECK-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : f16 to f32
 // CHECK-NEXT: %[[SUM:.+]] = arith.addf %[[WIDE]], %[[SCALED]] : f32
 // CHECK-NEXT: %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : f32 to f16
 // CHECK: scf.if

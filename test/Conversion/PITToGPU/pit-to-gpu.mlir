@@ -204,22 +204,21 @@ func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c:
 // one column at a time (narrower than a 16-byte copy, so through registers,
 // in 16-byte pieces); A's 32 dense rows come with cp.async. mma.sync over
 // the whole of k, then the epilogue scales each sum by its mask element and
-// adds it into C: the block owns its gathered columns, so no atomics. All
-// of a thread's 8 mask weights and old values of C are loaded before its
-// first store (a store could alias a later load, which would then wait for
-// it), padding included (clamped into bounds); only the stores are guarded.
+// adds it into C: the block owns its gathered columns, so no atomics. A
+// thread's 8 mask weights are loaded before the product, and its 8 old
+// values of C before its first store (a store could alias a later load,
+// which would then wait for it), padding included (clamped into bounds);
+// only the stores are guarded.
 // CHECK-LABEL: func @sddmm_columns
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c64{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}) workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %[[SB:.+]] : memref<1x64x32xf16, #gpu.address_space<workgroup>>)
 // CHECK:   scf.if
+// CHECK:     %[[W:.+]] = memref.load %{{.+}} : memref<256x256xf16>
 // CHECK:     nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<1x32x64xf16, #gpu.address_space<workgroup>>
 // CHECK:     vector.store %{{.+}}, %[[SB]]
 // CHECK:     nvvm.cp.async.wait.group 0
 // CHECK:     nvgpu.mma.sync
-// CHECK:     %[[W:.+]] = memref.load %{{.+}} : memref<256x256xf16>
-// CHECK:     %[[W32:.+]] = arith.extf %[[W]]
+// CHECK-NOT: memref.store
 // CHECK:     %[[OLD:.+]] = memref.load %{{.+}} : memref<256x256xf32>
-// CHECK:     %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]]
-// CHECK:     %[[SUM:.+]] = arith.addf %[[OLD]], %[[SCALED]]
 // CHECK-NOT: memref.store
 // CHECK:     memref.load %{{.+}} : memref<256x256xf32>
 // CHECK-NOT: memref.store
@@ -235,6 +234,9 @@ func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c:
 // CHECK-NOT: memref.store
 // CHECK:     memref.load %{{.+}} : memref<256x256xf32>
 // CHECK-NOT: memref.load %{{.+}} : memref<256x256xf32>
+// CHECK:     %[[W32:.+]] = arith.extf %[[W]]
+// CHECK:     %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]]
+// CHECK:     %[[SUM:.+]] = arith.addf %[[OLD]], %[[SCALED]]
 // CHECK:     scf.if
 // CHECK-NEXT:  memref.store %[[SUM]], %{{.+}} : memref<256x256xf32>
 // CHECK-NOT: atomic_rmw addf
@@ -268,17 +270,15 @@ func.func @sddmm_columns(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: 
 // (16-byte copies, zero-filled past the count), B's 64 columns are dense.
 // The product may be written in any order. A gathered row's neighbours are
 // neighbours in the mask and C: a thread reads and writes them in pairs,
-// its 8 pairs' loads before its first store.
+// its 8 pairs of weights before the product, of C before its first store.
 // CHECK-LABEL: func @sddmm_rows
 // CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x64xf16, #gpu.address_space<workgroup>>)
+// CHECK:   %[[W:.+]] = vector.load %{{.+}} {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
 // CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<256x64xf16> to memref<1x32x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvgpu.device_async_copy %{{.+}}, %{{.+}}, 8, %{{.+}} : memref<64x256xf16> to memref<1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvgpu.mma.sync
-// CHECK:     %[[W:.+]] = vector.load %{{.+}} {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
-// CHECK:     %[[W32:.+]] = arith.extf %[[W]] : vector<2xf16> to vector<2xf32>
+// CHECK-NOT: vector.store
 // CHECK:     %[[OLD:.+]] = vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
-// CHECK:     %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]] : vector<2xf32>
-// CHECK:     %[[SUM:.+]] = arith.addf %[[OLD]], %[[SCALED]] : vector<2xf32>
 // CHECK-NOT: vector.store
 // CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
 // CHECK-NOT: vector.store
@@ -294,6 +294,9 @@ func.func @sddmm_columns(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: 
 // CHECK-NOT: vector.store
 // CHECK:     vector.load %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
 // CHECK-NOT: vector.load %{{.+}} : memref<256x256xf32>
+// CHECK:     %[[W32:.+]] = arith.extf %[[W]] : vector<2xf16> to vector<2xf32>
+// CHECK:     %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[W32]] : vector<2xf32>
+// CHECK:     %[[SUM:.+]] = arith.addf %[[OLD]], %[[SCALED]] : vector<2xf32>
 // CHECK:     scf.if
 // CHECK-NEXT:  vector.store %[[SUM]], %{{.+}} {alignment = 8 : i64} : memref<256x256xf32>, vector<2xf32>
 // CHECK-NOT: atomic_rmw addf

@@ -1,0 +1,73 @@
+// A dense SDDMM (no mark, or the dense fallback of run-time selection) runs
+// the SDDMM kernel over C's own 64 x 64 tiles: A's and B's chunks of 64 come
+// with cp.async into two stages, mma.sync multiplies them. A thread reads
+// its 16 pairs of mask weights before the product, then C only where a
+// pair's weights are not both zero, and writes those pairs alone.
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
+
+// CHECK-LABEL: func @sddmm
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c16{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}, {{.+}}) workgroup(%{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>)
+// CHECK:   %[[W:.+]] = vector.load %[[MASK:arg[0-9]+]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
+// CHECK-COUNT-15: vector.load %[[MASK]]
+// CHECK:   nvgpu.device_async_copy %{{.+}} : memref<256x128xf16> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}} : memref<128x256xf16> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.mma.sync
+// CHECK-NOT: vector.load %[[MASK]]
+// CHECK:   %[[NONZERO:.+]] = arith.cmpf une, %[[W]], %{{.+}} : vector<2xf16>
+// CHECK:   %[[LIVE:.+]] = vector.reduction <or>, %[[NONZERO]] : vector<2xi1> into i1
+// CHECK:   %[[OLD:.+]] = scf.if %[[LIVE]] -> (vector<2xf16>) {
+// CHECK:     vector.load %[[C:arg[0-9]+]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
+// CHECK:   } else {
+// CHECK:     scf.yield %{{.+}} : vector<2xf16>
+// CHECK:   }
+// CHECK-NOT: vector.store
+// CHECK:   %[[WIDE_WEIGHTS:.+]] = arith.extf %[[W]] : vector<2xf16> to vector<2xf32>
+// CHECK:   %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[WIDE_WEIGHTS]] : vector<2xf32>
+// CHECK:   %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<2xf16> to vector<2xf32>
+// CHECK:   %[[SUM:.+]] = arith.addf %[[WIDE]], %[[SCALED]] : vector<2xf32>
+// CHECK:   %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<2xf32> to vector<2xf16>
+// CHECK:   scf.if %[[LIVE]] {
+// CHECK-NEXT: vector.store %[[ROUNDED]], %[[C]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
+func.func @sddmm(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b, %mask : memref<256x128xf16>, memref<128x256xf16>, memref<256x256xf16>)
+      outs(%c : memref<256x256xf16>) {
+  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %q = arith.mulf %p, %w : f16
+    %s = arith.addf %acc, %q : f16
+    linalg.yield %s : f16
+  }
+  return
+}
+
+// -----
+
+// n does not divide the block tile (64 columns): the SDDMM keeps the
+// element-by-element lowering, which takes any extents.
+// CHECK-LABEL: func @sddmm_narrow
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: gpu.launch
+// CHECK:   scf.for
+// CHECK:     memref.load %{{.+}} : memref<256x96xf16>
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: return
+func.func @sddmm_narrow(%a: memref<256x64xf16>, %b: memref<64x96xf16>, %mask: memref<256x96xf16>, %c: memref<256x96xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x96xf16>, memref<256x96xf16>)
+      outs(%c : memref<256x96xf32>) {
+  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
+    %x32 = arith.extf %x : f16 to f32
+    %y32 = arith.extf %y : f16 to f32
+    %w32 = arith.extf %w : f16 to f32
+    %p = arith.mulf %x32, %y32 : f32
+    %q = arith.mulf %p, %w32 : f32
+    %s = arith.addf %acc, %q : f32
+    linalg.yield %s : f32
+  }
+  return
+}
