@@ -38,8 +38,13 @@ DENSE_TILES = {
     "16x16": [(16, 256, 32), (16, 128, 32), (16, 256, 64)],
     "32x64": [(32, 256, 64), (32, 128, 64), (32, 128, 128)],
 }
-SDDMM_GRANULARITIES = [("32x1", -1), ("1x64", -1)]
+# The SDDMM mask's micro-tiles, with the loop PIT gathers along (1 = n: B's
+# columns come with the mask's; 0 = m: A's rows), and the variants of the
+# STile database for each: the STile's own tile (pit-sparsify's, whose
+# block covers 32 gathered columns or rows), and the dense fallback.
+SDDMM_GRANULARITIES = [("32x1", 1), ("1x64", 0)]
 SDDMM_KS = [64, 128]
+SDDMM_TILES = {"32x1": [(32, 32, 64)], "1x64": [(32, 64, 64)]}
 
 
 # Run-time selection. The STile database measured on a GPU (written by
@@ -61,16 +66,23 @@ def op_key(dtype):
     return f"linalg.matmul {SIZE}x{SIZE}x{SIZE} {dtype},{dtype},{dtype}"
 
 
+def sddmm_op_key(k):
+    """The same for the benchmark's SDDMM with a k of `k` (f16 throughout)."""
+    return f"linalg.generic {SIZE}x{SIZE}x{k} f16,f16,f16,f16"
+
+
 def skeleton_table():
-    """A database with every variant of the matmul cases and no latencies:
-    enough to compile a library forced to one variant (pit-compile
-    --variant), whatever the latencies. A case's variants are numbered as
-    in DENSE_TILES, dense after them."""
+    """A database with every variant of the matmul and SDDMM cases and no
+    latencies: enough to compile a library forced to one variant
+    (pit-compile --variant), whatever the latencies. A case's variants are
+    numbered as in case_tiles, dense after them."""
     ops = {}
-    for _, dtype, micro, loop, _ in matmul_cases():
-        entry = ops.setdefault(op_key(dtype), {"op": op_key(dtype), "dense_us": 0.0,
-                                               "variants": []})
-        for tile in DENSE_TILES[micro]:
+    for key, micro, loop, tiles in ([(op_key(dtype), micro, loop, DENSE_TILES[micro])
+                                     for _, dtype, micro, loop, _ in matmul_cases()]
+                                    + [(sddmm_op_key(k), micro, loop, SDDMM_TILES[micro])
+                                       for _, k, micro, loop in sddmm_cases()]):
+        entry = ops.setdefault(key, {"op": key, "dense_us": 0.0, "variants": []})
+        for tile in tiles:
             entry["variants"].append({"micro_tile": [int(e) for e in micro.split("x")],
                                       "pit_loop": loop, **variant_fields(tile),
                                       "latency_us": [0.0] * len(TABLE_COVERAGE)})
@@ -97,9 +109,23 @@ def variant_fields(tile):
     return fields
 
 
-def variant_number(micro, variant):
-    """The number (DENSE_TILES order) of a database variant of `micro`."""
-    numbers = [number for number, tile in enumerate(DENSE_TILES[micro])
+def case_op_key(name):
+    """The STile database's key of case `name` (matmul_DTYPE_MICRO or
+    sddmm_kK_MICRO)."""
+    kind, size, _ = name.split("_")
+    return sddmm_op_key(int(size[1:])) if kind == "sddmm" else op_key(size)
+
+
+def case_tiles(name):
+    """The dense tiles of the variants of case `name`: DENSE_TILES of its
+    micro-tile, or SDDMM_TILES for an SDDMM."""
+    micro = name.split("_")[-1]
+    return (SDDMM_TILES if name.startswith("sddmm_") else DENSE_TILES)[micro]
+
+
+def variant_number(name, variant):
+    """The number (case_tiles order) of a database variant of case `name`."""
+    numbers = [number for number, tile in enumerate(case_tiles(name))
                if variant_fields(tile) == {key: variant[key]
                                            for key in ("dense_tile", "panel", "group_rows")
                                            if key in variant}]
@@ -107,12 +133,12 @@ def variant_number(micro, variant):
 
 
 def variant_library(name, number):
-    """The library of matmul case `name` forced to its variant `number`
-    (DENSE_TILES order; their number is dense)."""
-    micro = name.split("_")[-1]
-    if number == len(DENSE_TILES[micro]):
+    """The library of case `name` forced to its variant `number`
+    (case_tiles order; their number is dense)."""
+    tiles = case_tiles(name)
+    if number == len(tiles):
         return f"{name}__dense.so"
-    return f"{name}__{tile_name(DENSE_TILES[micro][number])}.so"
+    return f"{name}__{tile_name(tiles[number])}.so"
 
 
 def matmul_cases():
@@ -136,13 +162,10 @@ def sources():
     for name, dtype, micro, loop, _ in matmul_cases():
         out.append((name, kernels.MATMUL_CLEARED.format(
             m=SIZE, n=SIZE, k=SIZE, t=dtype, ct=dtype, mt=micro), loop))
-    # SDDMM's C is f16 too, as dense-then-mask's is. Each case also without
-    # its mark: the dense SDDMM kernel, timed beside it.
+    # SDDMM's C is f16 too, as dense-then-mask's is.
     for name, k, micro, loop in sddmm_cases():
-        for suffix, template in [("", kernels.SDDMM_HALF_C),
-                                 ("__dense", kernels.SDDMM_HALF_C_DENSE)]:
-            out.append((name + suffix, template.format(
-                m=SIZE, n=SIZE, k=k, t="f16", mt=micro), loop))
+        out.append((name, kernels.SDDMM_HALF_C.format(
+            m=SIZE, n=SIZE, k=k, t="f16", mt=micro), loop))
     return out
 
 

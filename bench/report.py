@@ -78,7 +78,23 @@ def selection_summary(results):
         summary += (f" Launch by launch / with call graphs, timed apart: "
                     f"{range_text(graphs)}; graphs save "
                     f"{saved[0]:.0f} to {saved[-1]:.0f} us a call.")
-    return summary
+    return summary + sddmm_selection_summary(results)
+
+
+def sddmm_selection_summary(results):
+    """The same for the SDDMM cases (all timed in turn)."""
+    rows = [r for r in results.get("sddmm", []) if number(r.get("chosen_forced"))]
+    if not rows:
+        return ""
+    chosen = sorted(r["chosen_forced"] / r["oracle"] for r in rows)
+    ratios = sorted(r["pit"] / r["oracle"] for r in rows)
+    summary = (f" SDDMM: PIT / oracle {spread(ratios)}; the variant chosen, "
+               f"forced, against the oracle: {spread(chosen)}")
+    device = sorted(r["select_device_us"] / r["oracle_device_us"] for r in rows
+                    if number(r.get("select_device_us")))
+    if device:
+        summary += f"; device time a call against the oracle's library: {spread(device)}"
+    return summary + "."
 
 
 def ms(value):
@@ -131,16 +147,18 @@ def table(results):
             f"| {ms(row['ideal'])} | {cublas_ratio(row)} "
             f"| {ratio(min(peers), row['pit'])} | {ratio(row['pit'], row['ideal'])} "
             f"| {detection * 1e3:.0f} us | {ratio(row['to_sparse_bsr'], detection)} |")
-    lines += ["", "| mask micro-tile | K | sparsity | PIT | PIT's dense SDDMM "
-              "| dense then mask | sampled_addmm | PIT / PIT's dense "
+    lines += ["", "| mask micro-tile | K | sparsity | PIT | chosen (forced / oracle) "
+              "| STile | dense SDDMM | PIT / oracle | dense then mask | sampled_addmm "
               "| dense then mask / PIT | sampled_addmm / PIT |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["sddmm"]:
         lines.append(
             f"| {row['micro']} | {row['k']} | {row['sparsity']:.2f} | {ms(row['pit'])} "
-            f"| {ms(row.get('dense'))} "
+            f"| {row.get('chosen', 'n/a')} "
+            f"({ratio(row.get('chosen_forced'), row.get('oracle'))}) "
+            f"| {ms(row.get('fixed'))} | {ms(row.get('dense'))} "
+            f"| {ratio(row['pit'], row.get('oracle'))} "
             f"| {ms(row['dense_then_mask'])} | {ms(row['sampled_addmm'])} "
-            f"| {ratio(row['pit'], row.get('dense'))} "
             f"| {ratio(row['dense_then_mask'], row['pit'])} "
             f"| {ratio(row['sampled_addmm'], row['pit'])} |")
     return "\n".join(lines + ["", selection_summary(results)])

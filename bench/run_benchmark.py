@@ -125,22 +125,33 @@ def copy_bandwidth():
     return 2 * src.numel() / ms
 
 
-def chosen_variants(directory, name, kernel, inputs, b, c, runtime):
-    """The variant the selecting library `kernel` chose for each of
-    `inputs`, by name (NAME__select.json), from the runtime's record."""
+def chosen_variants(directory, name, call, inputs, runtime):
+    """The variant the selecting library chose for each of `inputs` (called
+    as call(x)), by name (NAME__select.json), from the runtime's record."""
     names = json.loads((directory / f"{name}__select.json").read_text())
     if names == ["dense"]:
         return names * len(inputs)  # the library stayed dense: no choice
     chosen = []
-    for a in inputs:
+    for x in inputs:
         runtime.pitCudaClearChoices()
-        kernel(a, b, c)
+        call(x)
         choice = runtime.pitCudaLastChoice(0)
         if choice < 0:
             raise RuntimeError(f"{name}: no choice recorded: "
                                f"{runtime.pitCudaTakeError()}")
         chosen.append(names[choice])
     return chosen
+
+
+def set_oracle(row):
+    """PIT's STile, the fastest of its dense tiles forced (row["variants"]):
+    "stile_tile", its time "fixed"; and the oracle, the fastest of it and
+    dense forced: "oracle", "oracle_variant"."""
+    row["stile_tile"] = min(row["variants"], key=row["variants"].get)
+    row["fixed"] = row["variants"][row["stile_tile"]]
+    row["oracle"] = min(row["fixed"], row["dense"])
+    row["oracle_variant"] = ("dense" if row["dense"] <= row["fixed"]
+                             else row["stile_tile"])
 
 
 def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
@@ -204,17 +215,13 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
         else:
             row["variants"][key] = time_ms
     time_select_window()
-    # PIT's STile: the fastest of its dense tiles.
-    row["stile_tile"] = min(row["variants"], key=row["variants"].get)
-    row["fixed"] = row["variants"][row["stile_tile"]]
-    row["oracle"] = min(row["fixed"], row["dense"])
-    row["oracle_variant"] = ("dense" if row["dense"] <= row["fixed"]
-                             else row["stile_tile"])
+    set_oracle(row)
     # What selection chose for each pattern, and that variant's time forced
     # (the most frequent choice; the patterns of a case rarely differ).
     if "select" in kernels:
-        chosen = chosen_variants(directory, name, kernels["select"], inputs,
-                                 b, c, runtime)
+        chosen = chosen_variants(directory, name,
+                                 lambda a: kernels["select"](a, b, c), inputs,
+                                 runtime)
         row["chosen"] = max(set(chosen), key=chosen.count)
         row["chosen_all"] = chosen
         # A variant the benchmark did not also force has no forced time.
@@ -286,28 +293,42 @@ def warm_up(seconds=1.0):
         torch.cuda.synchronize()
 
 
+def table_case(entry, dtype):
+    """What the STile database entry `entry` measures: a function from a
+    variant's micro-tile text to its case's name, and one from the sparse
+    operand (n x n: A of the matmul, the mask of the SDDMM) to the
+    arguments of a call."""
+    n = cases.SIZE
+    c = random(n, n, dtype=dtype)
+    if entry["op"].startswith("linalg.matmul"):
+        b = random(n, n, dtype=dtype)
+        return (lambda micro: f"matmul_{entry['op'].split()[-1].split(',')[0]}_{micro}",
+                lambda a: (a, b, c))
+    k = int(entry["op"].split()[1].split("x")[2])
+    a, b = random(n, k, dtype=dtype), random(k, n, dtype=dtype)
+    return lambda micro: f"sddmm_k{k}_{micro}", lambda mask: (a, b, mask, c)
+
+
 def measure_tables(directory, reps, only="", kept=None):
-    """The STile database: each matmul case's variants (its STile with each
-    dense tile, and the dense fallback, forced, detection included) timed on
+    """The STile database: each case's variants (its STile with each dense
+    tile, and the dense fallback, forced, detection included) timed on
     patterns of its micro-tile at every coverage point of
     cases.TABLE_COVERAGE: the device time of a call (device_busy_us). With
     `only`, just the variants of cases whose name has it are measured; the
-    others, and dense, keep their latencies from the table `kept`."""
+    others, and dense where none of its entry's are, keep their latencies
+    from the table `kept`."""
     table = cases.skeleton_table()
     kept_ops = {entry["op"]: entry for entry in (kept or {}).get("ops", [])}
     n = cases.SIZE
     warm_up()
     for entry in table["ops"]:
-        dtype_name = entry["op"].split()[-1].split(",")[0]
-        dtype = TORCH_DTYPE[dtype_name]
-        b = random(n, n, dtype=dtype)
-        c = random(n, n, dtype=dtype)
+        dtype = TORCH_DTYPE[entry["op"].split()[-1].split(",")[0]]
+        case_name, arguments = table_case(entry, dtype)
         dense_times = []
         for variant in entry["variants"]:
             micro = variant["micro_tile"]
-            micro_text = f"{micro[0]}x{micro[1]}"
-            name = f"matmul_{dtype_name}_{micro_text}"
-            number = cases.variant_number(micro_text, variant)
+            name = case_name(f"{micro[0]}x{micro[1]}")
+            number = cases.variant_number(name, variant)
             if only not in name:
                 same = [old for old in kept_ops[entry["op"]]["variants"]
                         if {k: v for k, v in old.items() if k != "latency_us"}
@@ -316,16 +337,16 @@ def measure_tables(directory, reps, only="", kept=None):
                 continue
             fixed = PITKernel(directory / cases.variant_library(name, number))
             dense = PITKernel(directory / cases.variant_library(
-                name, len(cases.DENSE_TILES[micro_text])))
+                name, len(cases.case_tiles(name))))
             latencies = []
             for coverage in cases.TABLE_COVERAGE:
                 inputs = [sparsify(random(n, n, dtype=dtype), micro, 1 - coverage)
                           for _ in range(PATTERNS)]
                 latencies.append(device_busy_us(
-                    lambda a: fixed(a, b, c), inputs, reps))
+                    lambda x: fixed(*arguments(x)), inputs, reps))
                 if number == 0:
                     dense_times.append(device_busy_us(
-                        lambda a: dense(a, b, c), inputs, reps))
+                        lambda x: dense(*arguments(x)), inputs, reps))
             variant["latency_us"] = [round(t, 1) for t in latencies]
             print(f"{entry['op']} {micro} {variant['dense_tile']} "
                   f"panel {variant.get('panel', 0)}"
@@ -333,7 +354,7 @@ def measure_tables(directory, reps, only="", kept=None):
                   + " ".join(f"{t:.0f}" for t in variant["latency_us"]),
                   flush=True)
         # Dense does not depend on the pattern; its detection a little.
-        entry["dense_us"] = (round(statistics.median(dense_times), 1) if not only
+        entry["dense_us"] = (round(statistics.median(dense_times), 1) if dense_times
                              else kept_ops[entry["op"]]["dense_us"])
         print(f"{entry['op']} dense: {entry['dense_us']:.0f}", flush=True)
     return table
@@ -361,28 +382,56 @@ def sweep_variants(directory, name, micro_text, sparsity, reps):
             "errors": errors, "times": times}
 
 
-def bench_sddmm(directory, name, k, micro_text, sparsity, reps):
+def bench_sddmm(directory, name, k, micro_text, sparsity, reps, runtime):
     n = cases.SIZE
     micro = [int(e) for e in micro_text.split("x")]
     a, b = random(n, k, dtype=torch.float16), random(k, n, dtype=torch.float16)
     masks = [sparsify(random(n, n, dtype=torch.float16), micro, sparsity)
              for _ in range(PATTERNS)]
     c = random(n, n, dtype=torch.float16)
-    kernel = PITKernel(directory / f"{name}.so")
-    dense = PITKernel(directory / f"{name}__dense.so")
     row = {"case": name, "micro": micro_text, "k": k, "sparsity": sparsity}
-    for key, library in [("error", kernel), ("dense_error", dense)]:
+    # The forced variants (the STile, the dense SDDMM kernel) and the
+    # selecting library, each checked against float64 first.
+    tiles = cases.case_tiles(name)
+    libraries = {cases.tile_name(tile): cases.variant_library(name, number)
+                 for number, tile in enumerate(tiles)}
+    libraries["dense"] = cases.variant_library(name, len(tiles))
+    libraries["select"] = f"{name}__select.so"
+    kernels, errors = {}, []
+    ref = c.double() + masks[0].double() * (a.double() @ b.double())
+    for key, library in libraries.items():
+        if not (directory / library).exists():
+            continue
+        kernels[key] = PITKernel(directory / library)
         out = c.clone()
-        library(a, b, masks[0], out)
+        kernels[key](a, b, masks[0], out)
         torch.cuda.synchronize()
-        row[key] = relative_error(
-            out, c.double() + masks[0].double() * (a.double() @ b.double()))
-    # In turn: PIT (detection and the STile), the dense SDDMM kernel, and
-    # dense-then-mask.
-    row["pit"], row["dense"], row["dense_then_mask"] = medians_ms(
-        [lambda m: kernel(a, b, m, c), lambda m: dense(a, b, m, c),
-         lambda m: (a @ b) * m], masks, reps)
-    row["pit_kernels"] = kernel_times(lambda m: kernel(a, b, m, c), masks[1])
+        errors.append(relative_error(out, ref))
+    row["error"] = max(errors)
+    # All in turn, with dense-then-mask.
+    keys = list(kernels)
+    times = medians_ms([lambda m, kernel=kernels[key]: kernel(a, b, m, c)
+                        for key in keys] + [lambda m: (a @ b) * m], masks, reps)
+    row["variants"] = {key: time_ms for key, time_ms in zip(keys, times)
+                       if key not in ("dense", "select")}
+    row["dense"] = times[keys.index("dense")]
+    row["dense_then_mask"] = times[-1]
+    set_oracle(row)
+    if "select" in kernels:
+        row["select"] = times[keys.index("select")]
+        chosen = chosen_variants(
+            directory, name, lambda m: kernels["select"](a, b, m, c), masks,
+            runtime)
+        row["chosen"] = max(set(chosen), key=chosen.count)
+        row["chosen_forced"] = (row["dense"] if row["chosen"] == "dense"
+                                else row["variants"].get(row["chosen"]))
+        row["select_device_us"] = device_busy_us(
+            lambda m: kernels["select"](a, b, m, c), masks, reps)
+        row["oracle_device_us"] = device_busy_us(
+            lambda m: kernels[row["oracle_variant"]](a, b, m, c), masks, reps)
+    row["pit"] = row.get("select", row["fixed"])
+    best = kernels[row["stile_tile"]]
+    row["pit_kernels"] = kernel_times(lambda m: best(a, b, m, c), masks[1])
     a32, b32 = a.float(), b.float()
     row["sampled_addmm"] = try_ms(
         lambda m: torch.sparse.sampled_addmm(m.float().to_sparse_csr(), a32, b32),
@@ -487,23 +536,24 @@ def main():
                   f"{ratio(row.get('chosen_forced'), row['oracle'])} device "
                   f"{ratio(row.get('select_device_us'), row.get('oracle_device_us'))}",
                   flush=True)
-    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'dense':>8s} "
-          f"{'dense*M':>8s} {'sampled':>8s} {'dense*M/PIT':>11s} PIT kernels (ms)",
-          flush=True)
+    print(f"{'case':18s} {'spars':>5s} {'err':>8s} {'PIT':>8s} {'STile':>8s} "
+          f"{'dense':>8s} {'dense*M':>8s} {'sampled':>8s} {'dense*M/PIT':>11s} "
+          f"chosen (forced / oracle); the STile's kernels (ms)", flush=True)
     for name, k, micro, _ in cases.sddmm_cases():
         if options.only not in name:
             continue
         for sparsity in cases.SPARSITIES:
             row = bench_sddmm(options.directory, name, k, micro, sparsity,
-                              options.reps)
+                              options.reps, runtime)
             results["sddmm"].append(row)
-            failed += not max(row["error"], row["dense_error"]) < TOLERANCE[torch.float16]
-            print(f"{name:18s} {sparsity:5.2f} "
-                  f"{max(row['error'], row['dense_error']):8.1e} {fmt(row['pit'])} "
-                  f"{fmt(row['dense'])} "
+            failed += not row["error"] < TOLERANCE[torch.float16]
+            print(f"{name:18s} {sparsity:5.2f} {row['error']:8.1e} {fmt(row['pit'])} "
+                  f"{fmt(row['fixed'])} {fmt(row['dense'])} "
                   f"{fmt(row['dense_then_mask'])} {fmt(row['sampled_addmm'])} "
-                  f"{ratio(row['dense_then_mask'], row['pit']):>11s} {kernels_text(row)}",
-                  flush=True)
+                  f"{ratio(row['dense_then_mask'], row['pit']):>11s} "
+                  f"{row.get('chosen', 'n/a')} "
+                  f"({ratio(row.get('chosen_forced'), row['oracle'])}) "
+                  f"{kernels_text(row)}", flush=True)
     (options.out / "results.json").write_text(json.dumps(results, indent=1))
     print(f"{failed} case(s) failed the correctness check")
     sys.exit(1 if failed else 0)

@@ -3,7 +3,8 @@
 // with cp.async into two stages, mma.sync multiplies them. A thread reads
 // its 16 pairs of mask weights before the product, then C only where a
 // pair's weights are not both zero, and writes those pairs alone.
-// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s
+// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" 2>/dev/null | FileCheck %s --check-prefix=SELECT
 
 // CHECK-LABEL: func @sddmm
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c16{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}, {{.+}}) workgroup(%{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>)
@@ -68,6 +69,38 @@ func.func @sddmm_narrow(%a: memref<256x64xf16>, %b: memref<64x96xf16>, %mask: me
     %q = arith.mulf %p, %w32 : f32
     %s = arith.addf %acc, %q : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Run-time selection between the SDDMM's STile and dense (the lit tests'
+// table): the dense fallback runs the dense SDDMM kernel (one stage of 64 x
+// 64 tiles, K = 64), the STile its own, each guarded by the choice.
+// CHECK-LABEL: func @sddmm_selected
+// CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x32xf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x64x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x64xf16, #gpu.address_space<workgroup>>)
+// CHECK:   nvgpu.mma.sync
+// CHECK:   scf.if %{{.+}} -> (vector<2xf16>) {
+// SELECT-LABEL: func @sddmm_selected
+// SELECT: pit.select
+// SELECT: scf.index_switch
+// SELECT: pit.stile
+// SELECT: default {
+// SELECT-NEXT: linalg.generic
+func.func @sddmm_selected(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
+      outs(%c : memref<256x256xf16>)
+      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [32x1]>} {
+  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %q = arith.mulf %p, %w : f16
+    %s = arith.addf %acc, %q : f16
+    linalg.yield %s : f16
   }
   return
 }
