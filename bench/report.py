@@ -167,6 +167,8 @@ def table(results):
 def plot(results, path):
     rows = [r for r in results["matmul"] if r["dtype"] == "f16"]
     micros = list(dict.fromkeys(r["micro"] for r in rows))
+    if not micros:
+        return  # a run of SDDMM cases only (--only sddmm)
     figure, axes = plt.subplots(1, len(micros), figsize=(4 * len(micros), 3.6),
                                 sharey=True)
     for axis, micro in zip(axes, micros):
