@@ -132,6 +132,18 @@ def variant_number(name, variant):
     return numbers[0]
 
 
+def case_libraries(name):
+    """The libraries of case `name` by variant: its tiles (tile_name),
+    "dense", and "select", the one that chooses at run time (compiled only
+    where the STile database has the case)."""
+    tiles = case_tiles(name)
+    libraries = {tile_name(tile): variant_library(name, number)
+                 for number, tile in enumerate(tiles)}
+    libraries["dense"] = variant_library(name, len(tiles))
+    libraries["select"] = f"{name}__select.so"
+    return libraries
+
+
 def variant_library(name, number):
     """The library of case `name` forced to its variant `number`
     (case_tiles order; their number is dense)."""

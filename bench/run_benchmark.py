@@ -154,6 +154,17 @@ def set_oracle(row):
                              else row["stile_tile"])
 
 
+def set_chosen(row, chosen):
+    """What selection chose for each pattern ("chosen_all"), the most
+    frequent choice ("chosen"; the patterns of a case rarely differ), and
+    that variant's time forced ("chosen_forced")."""
+    row["chosen_all"] = chosen
+    row["chosen"] = max(set(chosen), key=chosen.count)
+    # A variant the benchmark did not also force has no forced time.
+    row["chosen_forced"] = (row["dense"] if row["chosen"] == "dense"
+                            else row["variants"].get(row["chosen"]))
+
+
 def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
                  reps, bandwidth, cublas_cache, runtime):
     dtype = TORCH_DTYPE[dtype_name]
@@ -170,13 +181,8 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
     # Every library is checked first: C = A B against float64; C's random
     # values are poison. Then timed.
     errors = []
-    tiles = cases.DENSE_TILES[micro_text]
-    libraries = {cases.tile_name(tile): cases.variant_library(name, number)
-                 for number, tile in enumerate(tiles)}
-    libraries["dense"] = cases.variant_library(name, len(tiles))
-    libraries["select"] = f"{name}__select.so"
     row["variants"], kernels = {}, {}
-    for key, library in libraries.items():
+    for key, library in cases.case_libraries(name).items():
         path = directory / library
         if not path.exists():
             continue
@@ -216,17 +222,11 @@ def bench_matmul(directory, name, dtype_name, micro_text, block, sparsity,
             row["variants"][key] = time_ms
     time_select_window()
     set_oracle(row)
-    # What selection chose for each pattern, and that variant's time forced
-    # (the most frequent choice; the patterns of a case rarely differ).
     if "select" in kernels:
         chosen = chosen_variants(directory, name,
                                  lambda a: kernels["select"](a, b, c), inputs,
                                  runtime)
-        row["chosen"] = max(set(chosen), key=chosen.count)
-        row["chosen_all"] = chosen
-        # A variant the benchmark did not also force has no forced time.
-        row["chosen_forced"] = (row["dense"] if row["chosen"] == "dense"
-                                else row["variants"].get(row["chosen"]))
+        set_chosen(row, chosen)
     # Selection against the oracle's library and cuBLAS, timed in turn on
     # the case's own inputs: cuBLAS is faster on a masked A than on a dense
     # one (158-165 us at 90-99% against 180 dense on an H100: zeros draw less
@@ -392,14 +392,9 @@ def bench_sddmm(directory, name, k, micro_text, sparsity, reps, runtime):
     row = {"case": name, "micro": micro_text, "k": k, "sparsity": sparsity}
     # The forced variants (the STile, the dense SDDMM kernel) and the
     # selecting library, each checked against float64 first.
-    tiles = cases.case_tiles(name)
-    libraries = {cases.tile_name(tile): cases.variant_library(name, number)
-                 for number, tile in enumerate(tiles)}
-    libraries["dense"] = cases.variant_library(name, len(tiles))
-    libraries["select"] = f"{name}__select.so"
     kernels, errors = {}, []
     ref = c.double() + masks[0].double() * (a.double() @ b.double())
-    for key, library in libraries.items():
+    for key, library in cases.case_libraries(name).items():
         if not (directory / library).exists():
             continue
         kernels[key] = PITKernel(directory / library)
@@ -422,9 +417,7 @@ def bench_sddmm(directory, name, k, micro_text, sparsity, reps, runtime):
         chosen = chosen_variants(
             directory, name, lambda m: kernels["select"](a, b, m, c), masks,
             runtime)
-        row["chosen"] = max(set(chosen), key=chosen.count)
-        row["chosen_forced"] = (row["dense"] if row["chosen"] == "dense"
-                                else row["variants"].get(row["chosen"]))
+        set_chosen(row, chosen)
         row["select_device_us"] = device_busy_us(
             lambda m: kernels["select"](a, b, m, c), masks, reps)
         row["oracle_device_us"] = device_busy_us(

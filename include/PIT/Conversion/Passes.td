@@ -64,8 +64,12 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       driver time a call. A `linalg.fill` of 16- or 32-bit elements left in it
       becomes a `gpu.memset`, an f16/bf16 matmul with f32 C or C of the
       inputs' type (the dense fallback of run-time selection) a tensor-core kernel with 128x128
-      blocks (128x256 with wgmma), other `linalg` ops grid-stride kernels (fills in a variant of
-      run-time selection too, so that they can be guarded).
+      blocks (128x256 with wgmma), an SDDMM of the same types (with any float
+      mask) the SDDMM tile's kernel over C's own 64x64 tiles, which reads C
+      only where the mask is not zero, other `linalg` ops grid-stride kernels
+      (fills in a variant of run-time selection too, so that they can be
+      guarded); extents that do not divide those tiles keep grid-stride
+      kernels.
     * `pit.select` is evaluated on the device: a one-block kernel sums the
       counts and writes the chosen index into a device buffer (and into the
       runtime's record of choices, which `pitCudaLastChoice` reads back;

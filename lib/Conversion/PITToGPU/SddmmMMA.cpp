@@ -61,10 +61,12 @@ struct SddmmTile {
 /// The block tile of a dense SDDMM. Its blocks are latency-bound (each
 /// tile waits for its chunks, then for its mask and C), so the tile is
 /// small enough for 3 blocks a multiprocessor (32 f32 accumulators, 140
-/// registers a thread): 4096^2 with k = 64 took 47.5 us at 90% sparsity
-/// against 49.7 with 64 x 128 tiles (242 registers, once the weights load
-/// before the product), 47.4 with 32 x 128 and 59.9 with 32 x 64 (H100,
-/// 2026-11-24).
+/// registers a thread). Kernel times, 4096^2 with k = 64 at 90% sparsity,
+/// 32x1 / 1x64 masks (H100, 2026-11-24): 64 x 64 47.5 / 35.3 us; 64 x 128
+/// 51.0 / 41.1 (242 registers, once the weights load before the
+/// product); 32 x 128 47.4 / 35.8; 32 x 64 59.9 / 33.3 (and 49.5 / 49.6 at
+/// 0%, against 51.3 / 51.6): within noise of 64 x 64 but for its erratic
+/// 59.9.
 constexpr int64_t kDenseRows = 64, kDenseColumns = 64, kDenseChunk = 64;
 
 /// The block argument that `value` is, possibly through an extf.
