@@ -242,13 +242,17 @@ def cases():
                     False))
     out.append(("small_sddmm_256_k64_32x1", SDDMM,
                 dict(m=256, n=256, k=64, t="f16", mt="32x1"), -1, False))
-    # Dense SDDMMs: two chunks of k (two stages) with an f16 C, one with an
-    # f32 C; the masks zero 1x64 and 32x1 micro-tiles.
+    # Dense SDDMMs: blocks walking the tiles with the whole of k (128 with an
+    # f16 C, 64 with an f32 C), and k = 256 in chunks, a tile a block; the
+    # masks zero 1x64 and 32x1 micro-tiles.
     out.append(("small_sddmm_dense_f16c_256_k128_1x64", SDDMM_HALF_C_DENSE,
                 dict(m=256, n=256, k=128, t="f16", ct="f16", mt="1x64"), -1,
                 False))
     out.append(("small_sddmm_dense_256_k64_32x1", SDDMM_DENSE,
                 dict(m=256, n=256, k=64, t="f16", mt="32x1"), -1, False))
+    out.append(("small_sddmm_dense_f16c_256_k256_32x1", SDDMM_HALF_C_DENSE,
+                dict(m=256, n=256, k=256, t="f16", ct="f16", mt="32x1"), -1,
+                False))
     for mt in ["32x1", "1x64", "16x16", "32x64"]:
         for loop, axis in [(2, "k"), (0, "m")]:
             out.append((f"matmul_4096_{mt}_{axis}", MATMUL,

@@ -37,6 +37,15 @@ Value mlir::pit::buildRuntimeQueryAtEntry(OpBuilder &b, Location loc,
       .getResult(0);
 }
 
+Value mlir::pit::buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
+                                                 Block *entry) {
+  Value count =
+      buildRuntimeQueryAtEntry(b, loc, entry, "pitCudaMultiprocessorCount");
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfterValue(count);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
+}
+
 Value KernelBuilder::index(int64_t value) {
   return constantIndex(b, loc, value);
 }

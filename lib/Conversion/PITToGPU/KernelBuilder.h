@@ -36,6 +36,11 @@ void declareRuntimeFunction(OpBuilder &b, Location loc, Block *entry,
 Value buildRuntimeQueryAtEntry(OpBuilder &b, Location loc, Block *entry,
                                StringRef name);
 
+/// The device's multiprocessors (index): a call of the runtime's
+/// pitCudaMultiprocessorCount at the start of `entry`, made once.
+Value buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
+                                      Block *entry);
+
 /// Index arithmetic at one insertion point.
 struct KernelBuilder {
   OpBuilder &b;

@@ -59,17 +59,6 @@ bool isEntryArgument(Value value) {
          isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
 }
 
-/// The device's multiprocessors (index): a call of the runtime's
-/// pitCudaMultiprocessorCount at the start of `entry`, made once.
-Value buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
-                                      Block *entry) {
-  Value count =
-      buildRuntimeQueryAtEntry(b, loc, entry, "pitCudaMultiprocessorCount");
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointAfterValue(count);
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
-}
-
 /// The device address (i64) of the tensor map of `tensor` (a 2-D row-major
 /// f16/bf16 memref, an argument of the function) in boxes of boxRows x
 /// boxColumns: a call of the runtime's pitCudaTensorMap2D at the function's

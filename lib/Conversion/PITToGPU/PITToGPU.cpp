@@ -741,7 +741,7 @@ struct ConvertPITToGPUPass
         });
         for (linalg::LinalgOp op : denseOps)
           (void)(succeeded(lowerMatmulToMMA(rewriter, op, mmaOptions)) ||
-                 succeeded(lowerSddmmToMMA(rewriter, op)));
+                 succeeded(lowerSddmmToMMA(rewriter, op, mmaOptions)));
       }
       lowerHostCode(rewriter, func, threadsPerBlock);
       // Last: the choice guards every kernel of the variants.

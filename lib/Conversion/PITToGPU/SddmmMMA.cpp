@@ -11,10 +11,12 @@
 // element does not depend on k.
 //
 // A dense SDDMM (the fallback of run-time selection, or one without a mark)
-// runs the same kernel over C's own tiles. With a short k its products cost
-// little next to the mask it reads and the elements of C it reads and
-// writes, so its epilogue reads the whole mask, coalesced, and touches C
-// only where the mask is not zero.
+// runs over C's own tiles. With a short k its products cost little next to
+// the mask it reads and the elements of C it reads and writes, so it reads
+// the whole mask, coalesced, and touches C only where the mask is not zero;
+// a k of 128 or less is taken whole, and a wave of blocks walks the tiles,
+// each tile's loads in flight while the one before is multiplied and
+// written (buildDenseSddmmWalk). A longer k runs the STiles' kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +26,12 @@
 #include "STileBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <functional>
 
@@ -35,6 +39,29 @@ using namespace mlir;
 using namespace mlir::pit;
 
 namespace {
+
+/// The block tile of a dense SDDMM. Its blocks are latency-bound (each
+/// tile waits for its chunks, then for its mask and C), so the tile is
+/// small enough for 3 blocks a multiprocessor (32 f32 accumulators, 140
+/// registers a thread). Kernel times, 4096^2 with k = 64 at 90% sparsity,
+/// 32x1 / 1x64 masks (H100, 2026-11-24), each block taking one tile: 64 x
+/// 64 47.5 / 35.3 us; 64 x 128 51.0 / 41.1 (242 registers, once the
+/// weights load before the product); 32 x 128 47.4 / 35.8; 32 x 64 59.9 /
+/// 33.3 (and 49.5 / 49.6 at 0%, against 51.3 / 51.6): within noise of 64 x
+/// 64 but for its erratic 59.9.
+constexpr int64_t kDenseRows = 64, kDenseColumns = 64, kDenseChunk = 64;
+/// The longest k whose dense SDDMM walks its tiles (buildDenseSddmmWalk):
+/// two stages of a whole 64 x k and k x 64 take 64 KiB at 128. A longer k
+/// is multiplied chunk by chunk (buildSddmm), a tile a block: the product
+/// then costs more than the mask and C.
+constexpr int64_t kDenseWalkMaxK = 128;
+/// Blocks of a dense SDDMM walk on each multiprocessor at most: what their
+/// registers allow (about 150 a thread). Their shared memory may allow
+/// fewer (2 at k = 128).
+constexpr int64_t kDenseWalkBlocksPerMultiprocessor = 3;
+/// f32 elements after each row of a dense SDDMM walk's sums in shared
+/// memory.
+constexpr int64_t kDenseSumsPadding = 8;
 
 /// What the SDDMM tile reads and writes, found in the STile body.
 struct SddmmTile {
@@ -56,18 +83,12 @@ struct SddmmTile {
   int64_t numSegments;
 
   bool isDense() const { return !positions; }
+  /// Whether the SDDMM is dense with a k short enough to take whole: its
+  /// blocks then walk C's tiles (buildDenseSddmmWalk).
+  bool walksTiles() const {
+    return isDense() && domain[2] <= kDenseWalkMaxK;
+  }
 };
-
-/// The block tile of a dense SDDMM. Its blocks are latency-bound (each
-/// tile waits for its chunks, then for its mask and C), so the tile is
-/// small enough for 3 blocks a multiprocessor (32 f32 accumulators, 140
-/// registers a thread). Kernel times, 4096^2 with k = 64 at 90% sparsity,
-/// 32x1 / 1x64 masks (H100, 2026-11-24): 64 x 64 47.5 / 35.3 us; 64 x 128
-/// 51.0 / 41.1 (242 registers, once the weights load before the
-/// product); 32 x 128 47.4 / 35.8; 32 x 64 59.9 / 33.3 (and 49.5 / 49.6 at
-/// 0%, against 51.3 / 51.6): within noise of 64 x 64 but for its erratic
-/// 59.9.
-constexpr int64_t kDenseRows = 64, kDenseColumns = 64, kDenseChunk = 64;
 
 /// The block argument that `value` is, possibly through an extf.
 BlockArgument stripExtension(Value value) {
@@ -219,10 +240,14 @@ FailureOr<SddmmTile> matchDenseSddmm(linalg::LinalgOp op) {
       }))
     return failure();
   tile.domain = llvm::to_vector_of<int64_t, 3>(op.getStaticLoopRanges());
-  tile.shape = {kDenseRows, kDenseColumns, kDenseChunk,
+  // A short k is taken whole (walksTiles), a longer one by chunks.
+  int64_t depth = tile.domain[2];
+  tile.shape = {kDenseRows, kDenseColumns,
+                tile.walksTiles() ? depth : kDenseChunk,
                 getElementTypeOrSelf(tile.a.getType())};
   if (tile.domain[0] % tile.shape.m != 0 ||
-      tile.domain[1] % tile.shape.n != 0 || tile.domain[2] % tile.shape.k != 0)
+      tile.domain[1] % tile.shape.n != 0 || depth % tile.shape.k != 0 ||
+      !tile.shape.isWhole())
     return failure();
   tile.numSegments = tile.domain[1] / tile.shape.n;
   return tile;
@@ -418,6 +443,176 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
   }
 }
 
+/// A dense SDDMM with a short k: its blocks, a few a multiprocessor, walk
+/// C's tiles (every grid-th), and start each next tile while the one before
+/// is in hand. A tile waits on memory three times: A's and B's copies, the
+/// mask's weights, and the elements of C the weights let through; one tile
+/// a block would wait for them in turn, every tile. Here, in a tile's turn:
+/// its C loads go out first (its weights came in the turn before), then the
+/// next tile's copies (the other stage) and weights, and only then does the
+/// block wait for this tile's copies, multiply, and write back, by which
+/// time its C has come in.
+///
+/// The mask and C are read and written 16 bytes a thread, whole rows of a
+/// warp: the accumulators' own layout (two neighbours a thread, 8 rows a
+/// warp) cost an L1 access for every 4 bytes, and bound the kernel on L1.
+/// The sums go through shared memory to get there. A run of 8 weights that
+/// are all zero reads its tile's first run instead (one sector a warp, from
+/// L1), so that no branch waits on a load, and is not written.
+void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
+                         Block *entry, int64_t sharedBytesPerBlock) {
+  KernelBuilder k{b, loc};
+  const MmaTileShape &s = t.shape;
+  int64_t columnTiles = t.domain[1] / s.n;
+  int64_t numTiles = t.domain[0] / s.m * columnTiles;
+  // The tile's f32 sums, rows padded by 32 bytes: the accumulators' pairs
+  // of 8 rows then fall on 2 sets of banks, not 1.
+  auto sumsType =
+      MemRefType::get({s.m, s.n + kDenseSumsPadding}, b.getF32Type());
+  // One wave of blocks, each walking its tiles: a block more than fits
+  // would walk its tiles after the others. A multiprocessor (sm_80 on) has
+  // 1 KiB of shared memory more than a block may ask for, and keeps 1 KiB
+  // of it for each block.
+  int64_t blocksPerMultiprocessor = std::clamp<int64_t>(
+      (sharedBytesPerBlock + 1024) /
+          (BlockMma::dynamicSharedBytes(s, /*stages=*/2, /*warpgroup=*/false,
+                                        {sumsType}) +
+           1024),
+      1, kDenseWalkBlocksPerMultiprocessor);
+  Value gridBlocks = arith::MinUIOp::create(
+      b, loc, k.index(numTiles),
+      k.mul(buildMultiprocessorCountAtEntry(b, loc, entry),
+            k.index(blocksPerMultiprocessor)));
+  BlockMma mma(b, loc, s, numTiles, /*stages=*/2, /*aKMajor=*/false,
+               /*warpgroupMma=*/false, /*workspace=*/{sumsType},
+               /*columnWarpgroups=*/1, /*otherWarpgroups=*/0,
+               /*replicas=*/1, /*clusterBlocks=*/1, gridBlocks);
+  Value sums = mma.workspace.front();
+
+  // Tiles go along n first: the blocks at work share A's rows.
+  auto originOf = [&](Value tile) -> std::pair<Value, Value> {
+    return {k.mul(k.div(tile, columnTiles), k.index(s.m)),
+            k.mul(k.rem(tile, columnTiles), k.index(s.n))};
+  };
+  auto issue = [&](Value stage, Value tile) {
+    auto [m0, n0] = originOf(tile);
+    mma.spread(s.m * s.k / kVector, [&](Value v) {
+      Value row = k.div(v, s.k / kVector);
+      Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
+      mma.copy(mma.sA, stage, row, column, t.a, {k.add(m0, row), column},
+               Value());
+    });
+    mma.spread(s.k * s.n / kVector, [&](Value v) {
+      Value row = k.div(v, s.n / kVector);
+      Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+      mma.copy(mma.sB, stage, row, column, t.b, {row, k.add(n0, column)},
+               Value());
+    });
+    mma.commitCopies();
+  };
+  // The thread's runs of kVector neighbours in a row of the tile: run
+  // tid + r x threads of the tile's s.m x s.n / kVector.
+  SmallVector<std::pair<Value, Value>> runs;
+  int64_t runsPerRow = s.n / kVector;
+  for (int64_t r = 0; r < s.m * runsPerRow / mma.numThreads; ++r) {
+    Value run = k.add(mma.tid, k.index(r * mma.numThreads));
+    runs.push_back({k.div(run, runsPerRow),
+                    k.mul(k.rem(run, runsPerRow), k.index(kVector))});
+  }
+  auto loadRun = [&](Value memref, ValueRange indices) -> Value {
+    return vector::LoadOp::create(
+        b, loc, VectorType::get({kVector}, getElementTypeOrSelf(memref)),
+        memref, indices, /*nontemporal=*/false, llvm::MaybeAlign(16));
+  };
+  auto weightsOf = [&](Value tile) {
+    auto [m0, n0] = originOf(tile);
+    SmallVector<Value> weights;
+    for (auto [row, column] : runs)
+      weights.push_back(loadRun(t.mask, {k.add(m0, row), k.add(n0, column)}));
+    return weights;
+  };
+  // Whether a run's weights are not all zero: then C's run is read and
+  // written.
+  Value zeroWeights = arith::ConstantOp::create(
+      b, loc,
+      b.getZeroAttr(VectorType::get({kVector}, getElementTypeOrSelf(t.mask))));
+  auto isLive = [&](Value weights) -> Value {
+    Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                          weights, zeroWeights);
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
+                                       nonzero);
+  };
+
+  Value first = mma.blockId;
+  Value step = mma.launch.getGridSize().x;
+  issue(k.index(0), first);
+  SmallVector<Value> initial = weightsOf(first);
+  initial.push_back(k.index(0));
+  auto walk =
+      scf::ForOp::create(b, loc, first, k.index(numTiles), step, initial);
+  b.setInsertionPointToStart(walk.getBody());
+  Value tile = walk.getInductionVar();
+  ValueRange carried = walk.getRegionIterArgs();
+  ValueRange weights = carried.drop_back();
+  Value stage = carried.back();
+  auto [m0, n0] = originOf(tile);
+
+  // This tile's C, where its weights let it through.
+  SmallVector<Value> live, old;
+  for (auto [run, weight] : llvm::zip(runs, weights)) {
+    live.push_back(isLive(weight));
+    old.push_back(loadRun(
+        t.c, {arith::SelectOp::create(b, loc, live.back(),
+                                      k.add(m0, run.first), m0),
+              arith::SelectOp::create(b, loc, live.back(),
+                                      k.add(n0, run.second), n0)}));
+  }
+  // The next tile's copies and weights (past the last tile, this one's
+  // again: in bounds, and no branch).
+  Value next = k.add(tile, step);
+  next = arith::SelectOp::create(b, loc, k.ult(next, k.index(numTiles)), next,
+                                 tile);
+  Value nextStage = arith::SubIOp::create(b, loc, k.index(1), stage);
+  issue(nextStage, next);
+  SmallVector<Value> nextCarried = weightsOf(next);
+  nextCarried.push_back(nextStage);
+
+  // This tile's product: its copies are the older of the two groups in
+  // flight. The barrier after the sums are in shared memory also frees the
+  // stage for the tile after next. (The next tile's first barrier keeps its
+  // sums from overwriting these before every thread has read them.)
+  mma.waitForCopies(/*pending=*/1);
+  SmallVector<Value> acc = mma.startProduct(stage);
+  mma.forEachAccumulatorPair(
+      acc, [&](Value row, Value column, Value firstSum, Value secondSum) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, b.getF32Type()),
+            ValueRange{firstSum, secondSum});
+        vector::StoreOp::create(b, loc, pair, sums, ValueRange{row, column},
+                                /*nontemporal=*/false, llvm::MaybeAlign(8));
+      });
+  gpu::BarrierOp::create(b, loc);
+  for (auto [run, weight, isRunLive, oldRun] :
+       llvm::zip(runs, weights, live, old)) {
+    Value scaled = arith::MulFOp::create(
+        b, loc, loadRun(sums, {run.first, run.second}),
+        k.widenToF32(weight));
+    Value sum = k.roundTo(
+        t.outputType,
+        arith::AddFOp::create(b, loc, k.widenToF32(oldRun), scaled));
+    k.buildIf(isRunLive, [&] {
+      vector::StoreOp::create(
+          b, loc, sum, t.c,
+          ValueRange{k.add(m0, run.first), k.add(n0, run.second)},
+          /*nontemporal=*/false, llvm::MaybeAlign(16));
+    });
+  }
+  scf::YieldOp::create(b, loc, nextCarried);
+  // No copy may still be landing when the block ends.
+  b.setInsertionPointAfter(walk);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+}
+
 } // namespace
 
 LogicalResult mlir::pit::lowerSddmmSTileToMMA(RewriterBase &rewriter,
@@ -432,12 +627,19 @@ LogicalResult mlir::pit::lowerSddmmSTileToMMA(RewriterBase &rewriter,
 }
 
 LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
-                                         linalg::LinalgOp op) {
+                                         linalg::LinalgOp op,
+                                         const MmaKernelOptions &options) {
   FailureOr<SddmmTile> matched = matchDenseSddmm(op);
   if (failed(matched))
     return failure();
   rewriter.setInsertionPoint(op);
-  buildSddmm(rewriter, op.getLoc(), *matched);
+  if (matched->walksTiles())
+    buildDenseSddmmWalk(
+        rewriter, op.getLoc(), *matched,
+        &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front(),
+        options.sharedBytesPerBlock);
+  else
+    buildSddmm(rewriter, op.getLoc(), *matched);
   rewriter.eraseOp(op);
   return success();
 }

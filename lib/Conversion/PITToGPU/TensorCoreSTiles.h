@@ -80,10 +80,13 @@ LogicalResult lowerSddmmSTileToMMA(RewriterBase &rewriter, STileOp op);
 
 /// A dense SDDMM outside any STile (the fallback of run-time selection, and
 /// any SDDMM of a PIT program), with the same operand types, static and
-/// contiguous, and extents that divide the block tile (64 x 64, k by 64):
-/// the SDDMM kernel over C's own tiles, whose epilogue reads the mask
-/// coalesced and touches C only where it is not zero.
-LogicalResult lowerSddmmToMMA(RewriterBase &rewriter, linalg::LinalgOp op);
+/// contiguous, and extents that divide the block tile (64 x 64; k a
+/// multiple of 16 up to 128, or of 64): a kernel over C's own tiles that
+/// reads the mask coalesced and touches C only where it is not zero. Up to
+/// k = 128 its blocks, as many as fit on the chip at once (`options`' shared
+/// memory), walk the tiles with each next tile's loads in flight.
+LogicalResult lowerSddmmToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
+                              const MmaKernelOptions &options);
 
 } // namespace mlir::pit
 

@@ -1,17 +1,84 @@
 // A dense SDDMM (no mark, or the dense fallback of run-time selection) runs
-// the SDDMM kernel over C's own 64 x 64 tiles: A's and B's chunks of 64 come
-// with cp.async into two stages, mma.sync multiplies them. A thread reads
-// its 16 pairs of mask weights before the product, then C only where a
-// pair's weights are not both zero, and writes those pairs alone.
+// the SDDMM kernel over C's own 64 x 64 tiles. With k of 128 or less, a wave
+// of blocks (as many as fit on each multiprocessor) walks the tiles, taking
+// each whole k at once: a tile's turn loads its C where its weights (loaded
+// the turn before) are not all zero, then copies the next tile's A and B
+// into the other stage and loads its weights, and only then waits for its
+// own copies, multiplies, and goes through shared memory to read and write
+// the mask and C 8 elements a thread.
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" 2>/dev/null | FileCheck %s --check-prefix=SELECT
 
+// Two blocks a multiprocessor: 2 stages of 32 KiB and the sums' 18 KiB.
 // CHECK-LABEL: func @sddmm
+// CHECK: %[[SMS:.+]] = call @pitCudaMultiprocessorCount()
+// CHECK: %[[SMS_INDEX:.+]] = arith.index_cast %[[SMS]]
+// CHECK: %[[BLOCKS:.+]] = arith.muli %[[SMS_INDEX]], %c2
+// CHECK: %[[GRID:.+]] = arith.minui %c16, %[[BLOCKS]]
+// CHECK: gpu.launch blocks(%[[BLOCK:.+]], %{{.+}}, %{{.+}}) in (%[[GRID_SIZE:.+]] = %[[GRID]], {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}, {{.+}}) dynamic_shared_memory_size %c83968_i32
+// CHECK:   %[[SA:.+]] = memref.view {{.+}} to memref<2x64x128xf16, #gpu.address_space<workgroup>>
+// CHECK:   %[[SUMS:.+]] = memref.view {{.+}} to memref<64x72xf32, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %[[A:arg[0-9]+]]
+// CHECK:   nvvm.cp.async.commit.group
+// CHECK:   %[[W0:.+]] = vector.load %[[MASK:arg[0-9]+]][{{.+}}] {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK-COUNT-3: vector.load %[[MASK]]
+// CHECK:   scf.for %[[TILE:.+]] = %[[BLOCK]] to %c16{{.*}} step %[[GRID_SIZE]] iter_args(%[[W:.+]] = %[[W0]], %{{.+}}, %{{.+}}, %{{.+}}, %[[STAGE:.+]] = %c0{{.*}}) -> (vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>, index) {
+// CHECK:     %[[NONZERO:.+]] = arith.cmpf une, %[[W]], %{{.+}} : vector<8xf16>
+// CHECK:     %[[LIVE:.+]] = vector.reduction <or>, %[[NONZERO]] : vector<8xi1> into i1
+// CHECK:     %[[ROW:.+]] = arith.select %[[LIVE]], %{{.+}}, %[[M0:.+]] : index
+// CHECK:     %[[COLUMN:.+]] = arith.select %[[LIVE]], %{{.+}}, %[[N0:.+]] : index
+// CHECK:     %[[OLD:.+]] = vector.load %[[C:arg[0-9]+]][%[[ROW]], %[[COLUMN]]] {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK-COUNT-3: vector.load %[[C]]
+// CHECK:     %[[AFTER:.+]] = arith.addi %[[TILE]], %[[GRID_SIZE]]
+// CHECK:     %[[IN:.+]] = arith.cmpi ult, %[[AFTER]], %c16
+// CHECK:     %[[NEXT:.+]] = arith.select %[[IN]], %[[AFTER]], %[[TILE]]
+// CHECK:     %[[NEXT_STAGE:.+]] = arith.subi %c1{{.*}}, %[[STAGE]]
+// CHECK:     nvgpu.device_async_copy %[[A]][{{.+}}], %[[SA]][%[[NEXT_STAGE]], {{.+}}]
+// CHECK:     nvvm.cp.async.commit.group
+// CHECK:     %[[NEXT_W:.+]] = vector.load %[[MASK]]
+// CHECK-COUNT-3: vector.load %[[MASK]]
+// CHECK:     nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK:     nvgpu.ldmatrix %[[SA]][%[[STAGE]],
+// CHECK:     nvgpu.mma.sync
+// CHECK:     vector.store %{{.+}}, %[[SUMS]][{{.+}}] {alignment = 8 : i64} : memref<64x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK:     gpu.barrier
+// CHECK:     %[[WIDE_WEIGHTS:.+]] = arith.extf %[[W]] : vector<8xf16> to vector<8xf32>
+// CHECK:     %[[RUN_SUMS:.+]] = vector.load %[[SUMS]][{{.+}}] {alignment = 16 : i64} : memref<64x72xf32, #gpu.address_space<workgroup>>, vector<8xf32>
+// CHECK:     %[[SCALED:.+]] = arith.mulf %[[RUN_SUMS]], %[[WIDE_WEIGHTS]] : vector<8xf32>
+// CHECK:     %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<8xf16> to vector<8xf32>
+// CHECK:     %[[SUM:.+]] = arith.addf %[[WIDE]], %[[SCALED]] : vector<8xf32>
+// CHECK:     %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<8xf32> to vector<8xf16>
+// CHECK:     scf.if %[[LIVE]] {
+// CHECK:       vector.store %[[ROUNDED]], %[[C]][{{.+}}] {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK:     scf.yield %[[NEXT_W]], %{{.+}}, %{{.+}}, %{{.+}}, %[[NEXT_STAGE]]
+// CHECK:   nvvm.cp.async.wait.group 0
+func.func @sddmm(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b, %mask : memref<256x128xf16>, memref<128x256xf16>, memref<256x256xf16>)
+      outs(%c : memref<256x256xf16>) {
+  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %q = arith.mulf %p, %w : f16
+    %s = arith.addf %acc, %q : f16
+    linalg.yield %s : f16
+  }
+  return
+}
+
+// -----
+
+// A k longer than 128 is multiplied chunk by chunk (64 deep, two stages), a
+// tile a block: a thread reads its 16 pairs of mask weights before the
+// product, then C only where a pair's weights are not both zero, and writes
+// those pairs alone.
+// CHECK-LABEL: func @sddmm_long_k
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c16{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}, {{.+}}) workgroup(%{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>)
 // CHECK:   %[[W:.+]] = vector.load %[[MASK:arg[0-9]+]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
 // CHECK-COUNT-15: vector.load %[[MASK]]
-// CHECK:   nvgpu.device_async_copy %{{.+}} : memref<256x128xf16> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
-// CHECK:   nvgpu.device_async_copy %{{.+}} : memref<128x256xf16> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   nvgpu.device_async_copy %{{.+}} : memref<256x256xf16> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:   nvgpu.mma.sync
 // CHECK-NOT: vector.load %[[MASK]]
 // CHECK:   %[[NONZERO:.+]] = arith.cmpf une, %[[W]], %{{.+}} : vector<2xf16>
@@ -29,11 +96,11 @@
 // CHECK:   %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<2xf32> to vector<2xf16>
 // CHECK:   scf.if %[[LIVE]] {
 // CHECK-NEXT: vector.store %[[ROUNDED]], %[[C]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
-func.func @sddmm(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
+func.func @sddmm_long_k(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x128xf16>, memref<128x256xf16>, memref<256x256xf16>)
+      ins(%a, %b, %mask : memref<256x256xf16>, memref<256x256xf16>, memref<256x256xf16>)
       outs(%c : memref<256x256xf16>) {
   ^bb0(%x: f16, %y: f16, %w: f16, %acc: f16):
     %p = arith.mulf %x, %y : f16
@@ -76,13 +143,17 @@ func.func @sddmm_narrow(%a: memref<256x64xf16>, %b: memref<64x96xf16>, %mask: me
 // -----
 
 // Run-time selection between the SDDMM's STile and dense (the lit tests'
-// table): the dense fallback runs the dense SDDMM kernel (one stage of 64 x
-// 64 tiles, K = 64), the STile its own, each guarded by the choice.
+// table): the dense fallback walks the tiles (two stages of 64 x 64 x 64:
+// three blocks a multiprocessor), the STile runs its own kernel, each
+// guarded by the choice.
 // CHECK-LABEL: func @sddmm_selected
 // CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x32x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x32xf16, #gpu.address_space<workgroup>>)
-// CHECK: gpu.launch {{.+}} workgroup(%{{.+}} : memref<1x64x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x64x64xf16, #gpu.address_space<workgroup>>)
-// CHECK:   nvgpu.mma.sync
-// CHECK:   scf.if %{{.+}} -> (vector<2xf16>) {
+// CHECK: arith.muli %{{.+}}, %c3
+// CHECK: gpu.launch {{.+}} dynamic_shared_memory_size
+// CHECK:   memref.view {{.+}} to memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:   scf.for
+// CHECK:     nvgpu.mma.sync
+// CHECK:     vector.store %{{.+}} : memref<256x256xf16>, vector<8xf16>
 // SELECT-LABEL: func @sddmm_selected
 // SELECT: pit.select
 // SELECT: scf.index_switch
