@@ -313,10 +313,12 @@ def measure_tables(directory, reps, only="", kept=None):
     """The STile database: each case's variants (its STile with each dense
     tile, and the dense fallback, forced, detection included) timed on
     patterns of its micro-tile at every coverage point of
-    cases.TABLE_COVERAGE: the device time of a call (device_busy_us). With
-    `only`, just the variants of cases whose name has it are measured; the
-    others, and dense where none of its entry's are, keep their latencies
-    from the table `kept`."""
+    cases.TABLE_COVERAGE: the device time of a call (device_busy_us). Dense
+    is timed on each micro-tile's patterns too: every variant gets its
+    dense_latency_us, and the entry the median as dense_us. With `only`,
+    just the variants of cases whose name has it are measured; the others,
+    and dense where none of its entry's are, keep their latencies from the
+    table `kept`."""
     table = cases.skeleton_table()
     kept_ops = {entry["op"]: entry for entry in (kept or {}).get("ops", [])}
     n = cases.SIZE
@@ -324,16 +326,18 @@ def measure_tables(directory, reps, only="", kept=None):
     for entry in table["ops"]:
         dtype = TORCH_DTYPE[entry["op"].split()[-1].split(",")[0]]
         case_name, arguments = table_case(entry, dtype)
-        dense_times = []
+        # Dense on each micro-tile's patterns, one per coverage point.
+        dense_by_micro = {}
+        measured = ("latency_us", "dense_latency_us")
         for variant in entry["variants"]:
             micro = variant["micro_tile"]
             name = case_name(f"{micro[0]}x{micro[1]}")
             number = cases.variant_number(name, variant)
             if only not in name:
                 same = [old for old in kept_ops[entry["op"]]["variants"]
-                        if {k: v for k, v in old.items() if k != "latency_us"}
-                        == {k: v for k, v in variant.items() if k != "latency_us"}]
-                variant["latency_us"] = same[0]["latency_us"]
+                        if {k: v for k, v in old.items() if k not in measured}
+                        == {k: v for k, v in variant.items() if k not in measured}]
+                variant.update({k: v for k, v in same[0].items() if k in measured})
                 continue
             fixed = PITKernel(directory / cases.variant_library(name, number))
             dense = PITKernel(directory / cases.variant_library(
@@ -345,15 +349,23 @@ def measure_tables(directory, reps, only="", kept=None):
                 latencies.append(device_busy_us(
                     lambda x: fixed(*arguments(x)), inputs, reps))
                 if number == 0:
-                    dense_times.append(device_busy_us(
-                        lambda x: dense(*arguments(x)), inputs, reps))
+                    dense_by_micro.setdefault(tuple(micro), []).append(
+                        round(device_busy_us(
+                            lambda x: dense(*arguments(x)), inputs, reps), 1))
             variant["latency_us"] = [round(t, 1) for t in latencies]
             print(f"{entry['op']} {micro} {variant['dense_tile']} "
                   f"panel {variant.get('panel', 0)}"
                   f"{' grouped' if variant.get('group_rows') else ''}: "
                   + " ".join(f"{t:.0f}" for t in variant["latency_us"]),
                   flush=True)
-        # Dense does not depend on the pattern; its detection a little.
+        for variant in entry["variants"]:
+            micro = tuple(variant["micro_tile"])
+            if micro in dense_by_micro:
+                variant["dense_latency_us"] = dense_by_micro[micro]
+        for micro, times in dense_by_micro.items():
+            print(f"{entry['op']} dense on {list(micro)} patterns: "
+                  + " ".join(f"{t:.0f}" for t in times), flush=True)
+        dense_times = [t for times in dense_by_micro.values() for t in times]
         entry["dense_us"] = (round(statistics.median(dense_times), 1) if dense_times
                              else kept_ops[entry["op"]]["dense_us"])
         print(f"{entry['op']} dense: {entry['dense_us']:.0f}", flush=True)

@@ -86,6 +86,13 @@ FailureOr<STileDatabase> STileDatabase::load(StringRef path,
         return fail("a variant of '" + *key + "' has " +
                     Twine(parsedVariant.latencies.size()) + " latencies for " +
                     Twine(database.coverage.size()) + " coverage points");
+      if (variant->get("dense_latency_us") &&
+          (!readNumbers(variant->getArray("dense_latency_us"),
+                        parsedVariant.denseLatencies) ||
+           parsedVariant.denseLatencies.size() != database.coverage.size()))
+        return fail("a variant of '" + *key +
+                    "' has a 'dense_latency_us' that is not a list of " +
+                    Twine(database.coverage.size()) + " numbers");
       if (variant->get("dense_tile") &&
           !readNumbers(variant->getArray("dense_tile"),
                        parsedVariant.denseTile))

@@ -186,6 +186,9 @@ void emitSTile(RewriterBase &rewriter, Location loc, linalg::LinalgOp op,
 struct SelectableVariant {
   STileRule rule;
   ArrayRef<double> latencies;
+  /// The dense fallback's latencies on the variant's patterns (the
+  /// database's dense_latency_us), or empty.
+  ArrayRef<double> denseLatencies;
 };
 
 /// What identifies the index a rule's STile reads: variants that gather the
@@ -334,7 +337,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
             continue;
           }
           stile.groupRows = measured.groupRows;
-          variants.push_back({stile, measured.latencies});
+          variants.push_back(
+              {stile, measured.latencies, measured.denseLatencies});
         }
       }
     }
@@ -362,7 +366,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       const SelectableVariant &variant = variants[number];
       double worst = 0.0;
       for (auto [point, latency] : llvm::enumerate(variant.latencies)) {
-        double best = denseLatency;
+        double best = variant.denseLatencies.empty()
+                          ? denseLatency
+                          : variant.denseLatencies[point];
         for (auto [other, rival] : llvm::enumerate(variants))
           if (other != number &&
               getIndexKey(rival.rule) == getIndexKey(variant.rule))
@@ -499,12 +505,18 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
 
     SmallVector<Value> counts;
     SmallVector<int64_t> capacities;
-    SmallVector<Attribute> latencies;
+    SmallVector<Attribute> latencies, denseLatencies;
     for (auto [variant, number] : llvm::zip(variants, indexOfVariant)) {
       counts.push_back(choiceCounts[number]);
       capacities.push_back(getIndexExtents(sparse, variant.rule).second);
       latencies.push_back(rewriter.getDenseF64ArrayAttr(variant.latencies));
+      denseLatencies.push_back(
+          rewriter.getDenseF64ArrayAttr(variant.denseLatencies));
     }
+    // Dense's tables by pattern count where every variant has one.
+    bool denseByPattern = llvm::all_of(variants, [](const auto &variant) {
+      return !variant.denseLatencies.empty();
+    });
     // What the choice's number means (pitCudaLastChoice reports it).
     InFlightDiagnostic remark =
         op->emitRemark("pit-sparsify: chooses at run time among ");
@@ -520,7 +532,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
         rewriter.getDenseI64ArrayAttr(capacities),
         rewriter.getDenseF64ArrayAttr(database->getCoverage()),
         rewriter.getArrayAttr(latencies),
-        rewriter.getF64FloatAttr(denseLatency));
+        rewriter.getF64FloatAttr(denseLatency),
+        denseByPattern ? rewriter.getArrayAttr(denseLatencies) : ArrayAttr());
 
     // Each index is detected where a variant that reads it is chosen.
     if (sampled) {

@@ -1,6 +1,8 @@
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json sample-every=0" 2>/dev/null | FileCheck %s --check-prefix=FULL
 // RUN: not pit-opt %s --pit-sparsify="latency-table=%S/no-such-table.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: echo '{"coverage": [0.0, 1.0], "ops": [{"op": "x", "dense_us": 1.0, "variants": [{"micro_tile": [8, 1], "pit_loop": 2, "latency_us": [1.0, 2.0], "dense_latency_us": [1.0]}]}]}' > %t.json
+// RUN: not pit-opt %s --pit-sparsify="latency-table=%t.json" 2>&1 | FileCheck %s --check-prefix=BAD-DENSE
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=3" 2>/dev/null | FileCheck %s --check-prefix=FORCED
 // RUN: not pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=4" 2>&1 | FileCheck %s --check-prefix=NO-VARIANT
 
@@ -62,6 +64,7 @@
 // FULL-COUNT-6: memref.dealloc
 // FULL-NEXT: return
 // MISSING: pit-sparsify: latency-table: cannot read '{{.*}}no-such-table.json'
+// BAD-DENSE: a variant of 'x' has a 'dense_latency_us' that is not a list of 2 numbers
 // Forced to a variant (3 = dense here): the operation stays as it was,
 // without its mark: no count, no detection, no choice, no switch.
 // FORCED-LABEL: func @matmul

@@ -13,7 +13,13 @@
 //             "dense_us": 180.0,
 //             "variants": [{"micro_tile": [32, 1], "pit_loop": 2,
 //                           "dense_tile": [32, 128, 32],
-//                           "latency_us": [...one per coverage point...]}]}]}
+//                           "latency_us": [...one per coverage point...],
+//                           "dense_latency_us": [...]}]}]}
+//
+// `dense_latency_us` (optional) is the dense fallback's latency on the
+// variant's patterns, where dense work depends on the pattern (an SDDMM's
+// C is read and written only where the mask is not zero); `dense_us` is
+// one figure for all.
 //
 // A variant is a micro-tile, the loop it is gathered along, and optionally
 // the dense tile (one extent per loop) its STile runs and, for an output
@@ -47,12 +53,15 @@ struct STileVariantLatencies {
   bool groupRows = false;
   /// Microseconds, one per coverage point of the database.
   SmallVector<double> latencies;
+  /// The dense fallback's on the variant's patterns, the same way; empty:
+  /// the op's one dense figure.
+  SmallVector<double> denseLatencies;
 };
 
 /// Everything measured for one operation.
 struct OpLatencies {
   double dense;
-  SmallVector<STileVariantLatencies> variants;
+  SmallVector<STileVariantLatencies, 2> variants;
 };
 
 class STileDatabase {

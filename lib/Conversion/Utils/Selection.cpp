@@ -63,7 +63,12 @@ Value mlir::pit::buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
   auto overheadOf = [&](size_t variant) {
     return overheads.empty() ? 0.0 : overheads[variant];
   };
+  auto tableOf = [](ArrayAttr tables, size_t variant) {
+    return cast<DenseF64ArrayAttr>(tables[variant]).asArrayRef();
+  };
   Value best, bestLatency;
+  // Dense's estimate: the least of its tables at each variant's coverage.
+  Value dense;
   for (auto [variant, total] : llvm::enumerate(totals)) {
     int64_t segments =
         cast<MemRefType>(op.getCounts()[variant].getType()).getDimSize(0);
@@ -72,9 +77,15 @@ Value mlir::pit::buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
     Value coverage = arith::DivFOp::create(
         b, loc, total,
         arith::ConstantOp::create(b, loc, b.getF64FloatAttr(candidates)));
-    Value latency = buildInterpolation(
-        b, loc, coverage, op.getCoverage(),
-        cast<DenseF64ArrayAttr>(op.getLatencies()[variant]).asArrayRef());
+    if (ArrayAttr denseTables = op.getDenseLatenciesAttr()) {
+      Value estimate = buildInterpolation(b, loc, coverage, op.getCoverage(),
+                                          tableOf(denseTables, variant));
+      dense = dense ? arith::MinimumFOp::create(b, loc, dense, estimate)
+                          .getResult()
+                    : estimate;
+    }
+    Value latency = buildInterpolation(b, loc, coverage, op.getCoverage(),
+                                       tableOf(op.getLatencies(), variant));
     if (double overhead = overheadOf(variant))
       latency = arith::AddFOp::create(
           b, loc, latency,
@@ -90,10 +101,15 @@ Value mlir::pit::buildVariantChoice(OpBuilder &b, Location loc, SelectOp op,
     best = arith::SelectOp::create(b, loc, lower, number, best);
     bestLatency = arith::SelectOp::create(b, loc, lower, latency, bestLatency);
   }
-  Value dense = arith::ConstantOp::create(
-      b, loc,
-      b.getF64FloatAttr(op.getDense().convertToDouble() +
-                        overheadOf(op.getNumVariants())));
+  double denseOverhead = overheadOf(op.getNumVariants());
+  if (!dense)
+    dense = arith::ConstantOp::create(
+        b, loc,
+        b.getF64FloatAttr(op.getDense().convertToDouble() + denseOverhead));
+  else if (denseOverhead)
+    dense = arith::AddFOp::create(
+        b, loc, dense,
+        arith::ConstantOp::create(b, loc, b.getF64FloatAttr(denseOverhead)));
   Value denseLower = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
                                            dense, bestLatency);
   return arith::SelectOp::create(

@@ -435,3 +435,21 @@ func.func @select_dense(%c: memref<4xi32>) -> index {
   %v = pit.select %c capacities [8] coverage [0.0] latencies [array<f64: 1.0>] dense -1.0 : memref<4xi32>
   return %v : index
 }
+
+// -----
+
+func.func @select_dense_tables(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op has 1 variants but 2 dense latency tables}}
+  %v = pit.select %c capacities [8] coverage [0.0] latencies [array<f64: 1.0>] dense 1.0
+      dense_latencies [array<f64: 1.0>, array<f64: 2.0>] : memref<4xi32>
+  return %v : index
+}
+
+// -----
+
+func.func @select_dense_table_entries(%c: memref<4xi32>) -> index {
+  // expected-error @+1 {{'pit.select' op dense latency table 0 has 1 entries for 2 coverage points}}
+  %v = pit.select %c capacities [8] coverage [0.0, 1.0] latencies [array<f64: 1.0, 2.0>] dense 1.0
+      dense_latencies [array<f64: 1.0>] : memref<4xi32>
+  return %v : index
+}

@@ -140,3 +140,14 @@ func.func @select(%counts: memref<128xi32>) -> index {
       : memref<128xi32>, memref<128xi32>
   return %variant : index
 }
+
+// Dense's latency by each variant's pattern.
+// CHECK-LABEL: func @select_dense_by_pattern
+func.func @select_dense_by_pattern(%counts: memref<128xi32>) -> index {
+  // CHECK: pit.select {{.+}} dense 1.800000e+02 dense_latencies [array<f64: 3.000000e+01, 1.800000e+02>, array<f64: 1.500000e+02, 1.800000e+02>] : memref<128xi32>, memref<128xi32>
+  %variant = pit.select %counts, %counts capacities [4096, 4096] coverage [0.0, 1.0]
+      latencies [array<f64: 1.0, 200.0>, array<f64: 2.0, 150.0>] dense 180.0
+      dense_latencies [array<f64: 30.0, 180.0>, array<f64: 150.0, 180.0>]
+      : memref<128xi32>, memref<128xi32>
+  return %variant : index
+}

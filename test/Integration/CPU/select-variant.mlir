@@ -7,6 +7,10 @@
 //   coarse, 90%: coverage 0.10 for both, 8x1 32 us, 8x16 16 us -> 1 (8x16);
 //   fine, 90%:   8x1 coverage 0.10 (32 us), 8x16 about 0.81 (97 us) -> 0;
 //   fine, 10%:   8x1 216 us, 8x16 about 120 us, dense 100 us -> 2 (dense).
+// A second choice has dense tables by pattern instead (dense_latencies:
+// 20-40 us on 8x1 patterns, 50 us on 8x16 ones), and takes the lowest at
+// each variant's coverage: coarse 22 us against 16 -> 1; fine 22 us
+// against 32 -> 2; dense 38 us -> 2.
 // Then the whole program, sparsified with that table, is checked against
 // float64 on each pattern, so that every case of its switch runs.
 //
@@ -16,20 +20,24 @@
 // CHECK-LABEL: coarse pattern
 // CHECK: pattern: 29 of 32 micro-tiles zero
 // CHECK-NEXT: 1
+// CHECK-NEXT: 1
 // CHECK-NEXT: sparsity 0.90: relative error {{.*}} PASS
 // CHECK-LABEL: fine pattern
 // CHECK: pattern: 461 of 512 micro-tiles zero
 // CHECK-NEXT: 0
+// CHECK-NEXT: 2
 // CHECK-NEXT: sparsity 0.90: relative error {{.*}} PASS
 // CHECK-LABEL: dense pattern
 // CHECK: pattern: 51 of 512 micro-tiles zero
+// CHECK-NEXT: 2
 // CHECK-NEXT: 2
 // CHECK-NEXT: sparsity 0.10: relative error {{.*}} PASS
 // CHECK-NOT: FAIL
 
 // The variant the table picks for %a: the detections and the selection
-// that pit-sparsify builds for @sparse's two candidates gathered along k.
-func.func @choose(%a: memref<64x64xf32>) -> index {
+// that pit-sparsify builds for @sparse's two candidates gathered along k;
+// then the choice with dense's latency by pattern.
+func.func @choose(%a: memref<64x64xf32>) -> (index, index) {
   %fine_counts = memref.alloc() : memref<8xi32>
   %fine_positions = memref.alloc() : memref<8x64xi32>
   %coarse_counts = memref.alloc() : memref<8xi32>
@@ -42,11 +50,17 @@ func.func @choose(%a: memref<64x64xf32>) -> index {
       coverage [0.0, 0.5, 1.0]
       latencies [array<f64: 10.0, 120.0, 240.0>, array<f64: 5.0, 60.0, 120.0>]
       dense 100.0 : memref<8xi32>, memref<8xi32>
+  %by_pattern = pit.select %fine_counts, %coarse_counts capacities [64, 4]
+      coverage [0.0, 0.5, 1.0]
+      latencies [array<f64: 10.0, 120.0, 240.0>, array<f64: 5.0, 60.0, 120.0>]
+      dense 100.0
+      dense_latencies [array<f64: 20.0, 30.0, 40.0>, array<f64: 50.0, 50.0, 50.0>]
+      : memref<8xi32>, memref<8xi32>
   memref.dealloc %fine_counts : memref<8xi32>
   memref.dealloc %fine_positions : memref<8x64xi32>
   memref.dealloc %coarse_counts : memref<8xi32>
   memref.dealloc %coarse_positions : memref<8x4xi32>
-  return %variant : index
+  return %variant, %by_pattern : index, index
 }
 
 func.func @sparse(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
@@ -94,9 +108,12 @@ func.func @run(%mt0: i64, %mt1: i64, %sparsity: f64) {
   func.call @pitFillRandomF32(%c_u) : (memref<*xf32>) -> ()
   func.call @pitZeroMicroTilesF32(%a_u, %mt0, %mt1, %unused, %sparsity)
       : (memref<*xf32>, i64, i64, i64, f64) -> ()
-  %variant = func.call @choose(%a) : (memref<64x64xf32>) -> index
+  %variant, %by_pattern = func.call @choose(%a) : (memref<64x64xf32>) -> (index, index)
   %variant64 = arith.index_cast %variant : index to i64
   func.call @printI64(%variant64) : (i64) -> ()
+  func.call @printNewline() : () -> ()
+  %by_pattern64 = arith.index_cast %by_pattern : index to i64
+  func.call @printI64(%by_pattern64) : (i64) -> ()
   func.call @printNewline() : () -> ()
   func.call @pitCopyF32ToF64(%a_u, %a64_u) : (memref<*xf32>, memref<*xf64>) -> ()
   func.call @pitCopyF32ToF64(%b_u, %b64_u) : (memref<*xf32>, memref<*xf64>) -> ()

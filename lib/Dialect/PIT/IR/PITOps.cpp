@@ -216,15 +216,29 @@ LogicalResult SelectOp::verify() {
     if (i > 0 && point <= coverage[i - 1])
       return emitOpError("coverage points must increase");
   }
-  for (auto [variant, table] : llvm::enumerate(getLatencies())) {
-    ArrayRef<double> latencies = cast<DenseF64ArrayAttr>(table).asArrayRef();
-    if (latencies.size() != coverage.size())
-      return emitOpError("latency table ")
-             << variant << " has " << latencies.size() << " entries for "
-             << coverage.size() << " coverage points";
-    for (double latency : latencies)
-      if (!(latency >= 0.0))
-        return emitOpError("latencies must be non-negative, got ") << latency;
+  auto verifyTables = [&](ArrayAttr tables, StringRef what) -> LogicalResult {
+    for (auto [variant, table] : llvm::enumerate(tables)) {
+      ArrayRef<double> latencies = cast<DenseF64ArrayAttr>(table).asArrayRef();
+      if (latencies.size() != coverage.size())
+        return emitOpError() << what << " " << variant << " has "
+                             << latencies.size() << " entries for "
+                             << coverage.size() << " coverage points";
+      for (double latency : latencies)
+        if (!(latency >= 0.0))
+          return emitOpError("latencies must be non-negative, got ")
+                 << latency;
+    }
+    return success();
+  };
+  if (failed(verifyTables(getLatencies(), "latency table")))
+    return failure();
+  if (ArrayAttr denseTables = getDenseLatenciesAttr()) {
+    if (denseTables.size() != variants)
+      return emitOpError("has ") << variants << " variants but "
+                                 << denseTables.size()
+                                 << " dense latency tables";
+    if (failed(verifyTables(denseTables, "dense latency table")))
+      return failure();
   }
   if (!(getDense().convertToDouble() >= 0.0))
     return emitOpError("the dense latency must be non-negative");

@@ -116,7 +116,17 @@ def PIT_SelectOp : PIT_Op<"select"> {
     to 1). The estimate at the detected coverage interpolates the table
     linearly (and holds its end values outside it). The result is the
     variant with the lowest estimate, or the number of variants (the dense
-    fallback) when `dense` is lower still. Ties go to the lower number.
+    fallback) when dense's is lower still. Ties go to the lower number.
+
+    Dense's estimate is `dense`, or, with `dense_latencies`, the lowest of
+    its tables there: `dense_latencies[i][j]` is the dense fallback's
+    latency on patterns of variant `i`'s micro-tile at coverage
+    `coverage[j]`, and its estimate for variant `i` interpolates it at
+    variant `i`'s coverage. Dense work that depends on the pattern (an
+    SDDMM's reads and writes of C where the mask is not zero) then counts:
+    a pattern covers another variant's micro-tiles at least as densely as
+    its own, so the estimate of the variant whose micro-tiles fit the
+    pattern best is the lowest.
 
     Several variants may read the same counts (dense tile shapes of one
     micro-tile); the latency tables are the compiler's STile database,
@@ -134,12 +144,15 @@ def PIT_SelectOp : PIT_Op<"select"> {
     DenseI64ArrayAttr:$capacities,
     DenseF64ArrayAttr:$coverage,
     TypedArrayAttrBase<DenseF64ArrayAttr, "latency tables">:$latencies,
-    F64Attr:$dense
+    F64Attr:$dense,
+    OptionalAttr<TypedArrayAttrBase<DenseF64ArrayAttr,
+                                    "dense latency tables">>:$dense_latencies
   );
   let results = (outs Index:$variant);
   let assemblyFormat = [{
     $counts `capacities` $capacities `coverage` $coverage
-    `latencies` $latencies `dense` $dense attr-dict `:` type($counts)
+    `latencies` $latencies `dense` $dense
+    (`dense_latencies` $dense_latencies^)? attr-dict `:` type($counts)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
