@@ -353,18 +353,22 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
   /// chosen), which costs microseconds, so a variant stays only where it is
   /// more than kWorthwhileGain and kWorthwhileGainUs cheaper, at some
   /// coverage point, than the dense fallback and the other variants of its
-  /// index that stay. Table points of the cheapest calls vary by tens of
-  /// percent from run to run; measured differences between tiles of one
-  /// micro-tile are often a few. The least useful variant goes first, one
-  /// at a time. Variants of different indices are not compared: one pattern
-  /// covers their micro-tiles to different degrees.
+  /// index that stay, and where what it saves at the points where it is
+  /// cheaper outweighs what it costs at the others (kWorthwhileGainUs each:
+  /// the table's points stand for the calls alike). Table points of the
+  /// cheapest calls vary by tens of percent from run to run; measured
+  /// differences between tiles of one micro-tile are often a few. The
+  /// least useful variant goes first, one at a time. Variants of different
+  /// indices are not compared: one pattern covers their micro-tiles to
+  /// different degrees.
   void dropUnprofitableVariants(linalg::LinalgOp op,
                                 SmallVector<SelectableVariant> &variants,
                                 double denseLatency) {
-    // How much dearer the cheapest choice gets, at worst, without `number`.
+    // How much dearer the cheapest choice gets, at worst, without `number`;
+    // 0 where it saves less over the table than its launches cost.
     auto lossWithout = [&](size_t number) {
       const SelectableVariant &variant = variants[number];
-      double worst = 0.0;
+      double worst = 0.0, net = 0.0;
       for (auto [point, latency] : llvm::enumerate(variant.latencies)) {
         double best = variant.denseLatencies.empty()
                           ? denseLatency
@@ -375,8 +379,9 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
             best = std::min(best, rival.latencies[point]);
         if (best - latency > kWorthwhileGainUs)
           worst = std::max(worst, best / latency - 1.0);
+        net += best > latency ? best - latency : -kWorthwhileGainUs;
       }
-      return worst;
+      return net > 0.0 ? worst : 0.0;
     };
     while (!variants.empty()) {
       size_t least = 0;
@@ -393,7 +398,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       remark << " left out: never more than "
              << static_cast<int>(kWorthwhileGain * 100) << "% and "
              << static_cast<int>(kWorthwhileGainUs)
-             << " us cheaper than dense and the variants kept";
+             << " us cheaper than dense and the variants kept, or saving "
+                "less where it is cheaper than its launches cost elsewhere";
       variants.erase(variants.begin() + least);
     }
   }

@@ -1,4 +1,4 @@
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
+// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
 
 // Every variant kept launches its kernels on every call, and they take a
 // few microseconds of the calls where another variant is chosen: a variant
@@ -21,5 +21,27 @@ func.func @matmul(%a: memref<128x256xf16>, %b: memref<256x256xf16>, %c: memref<1
   // expected-remark @+1 {{pit-sparsify: chooses at run time among variant 0 (32x1 along loop 2, tile 32x128x64), variant 1 (32x1 along loop 2, tile 32x64x64) and dense (2)}}
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
       ins(%a, %b : memref<128x256xf16>, memref<256x256xf16>) outs(%c : memref<128x256xf32>)
+  return
+}
+
+// -----
+
+// A variant must also save more where it is the cheapest than its launches
+// cost (3 us a table point) where it is not. Dense costs 100 us.
+// 32x128x64 saves 5 us (5%) at coverage 0 and loses at 0.5 and 1: its 5 us
+// do not pay for its launches there, and it is left out. 32x64x64 saves 10
+// us at 0.5 and loses at 0 and 1: kept (10 against 6).
+// CHECK-LABEL: func @matmul_saves_little
+// CHECK: pit.select
+// CHECK-SAME: latencies [array<f64: 1.000000e+02, 9.000000e+01, 4.000000e+02>]
+// CHECK: case 0 {
+// CHECK: pit.stile {{.*}} tile [32, 64, 64]
+// CHECK: default {
+// CHECK-NEXT: linalg.matmul
+func.func @matmul_saves_little(%a: memref<128x256xf16>, %b: memref<256x512xf16>, %c: memref<128x512xf32>) {
+  // expected-remark @+2 {{pit-sparsify: variant (32x1 along loop 2, tile 32x128x64) left out: never more than 5% and 3 us cheaper than dense and the variants kept, or saving less where it is cheaper than its launches cost elsewhere}}
+  // expected-remark @+1 {{pit-sparsify: chooses at run time among variant 0 (32x1 along loop 2, tile 32x64x64) and dense (1)}}
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<128x256xf16>, memref<256x512xf16>) outs(%c : memref<128x512xf32>)
   return
 }
