@@ -66,9 +66,9 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       inputs' type (the dense fallback of run-time selection) a tensor-core kernel with 128x128
       blocks (128x256 with wgmma), an SDDMM of the same types (with any float
       mask) a tensor-core kernel over C's own 64x64 tiles, which reads C
-      only where the mask is not zero (up to k = 128, a wave of blocks walks
-      the tiles, each next tile's loads in flight meanwhile; a longer k runs
-      the SDDMM tile's kernel, a tile a block), other `linalg` ops grid-stride kernels
+      only where the mask is not zero (a wave of blocks walks the tiles,
+      each next tile's loads in flight meanwhile), other `linalg` ops
+      grid-stride kernels
       (fills in a variant of run-time selection too, so that they can be
       guarded); extents that do not divide those tiles keep grid-stride
       kernels.

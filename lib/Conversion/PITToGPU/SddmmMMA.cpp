@@ -14,9 +14,8 @@
 // runs over C's own tiles. With a short k its products cost little next to
 // the mask it reads and the elements of C it reads and writes, so it reads
 // the whole mask, coalesced, and touches C only where the mask is not zero;
-// a k of 128 or less is taken whole, and a wave of blocks walks the tiles,
-// each tile's loads in flight while the one before is multiplied and
-// written (buildDenseSddmmWalk). A longer k runs the STiles' kernel.
+// a wave of blocks walks the tiles, each next tile's loads in flight while
+// the one before is multiplied and written (buildDenseSddmmWalk).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,31 +32,31 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
-#include <functional>
 
 using namespace mlir;
 using namespace mlir::pit;
 
 namespace {
 
-/// The block tile of a dense SDDMM. Its blocks are latency-bound (each
-/// tile waits for its chunks, then for its mask and C), so the tile is
-/// small enough for 3 blocks a multiprocessor (32 f32 accumulators, 140
-/// registers a thread). Kernel times, 4096^2 with k = 64 at 90% sparsity,
-/// 32x1 / 1x64 masks (H100, 2026-11-24), each block taking one tile: 64 x
-/// 64 47.5 / 35.3 us; 64 x 128 51.0 / 41.1 (242 registers, once the
-/// weights load before the product); 32 x 128 47.4 / 35.8; 32 x 64 59.9 /
-/// 33.3 (and 49.5 / 49.6 at 0%, against 51.3 / 51.6): within noise of 64 x
-/// 64 but for its erratic 59.9.
+/// The block tile of a dense SDDMM: C's 64 x 64 tiles, k whole up to
+/// kDenseWalkMaxK and by chunks of 64 beyond. With k of 64-128 the product
+/// costs little next to the mask and C: the kernel is bound by their bytes
+/// and by how many of them it keeps in flight.
+/// Kernel times of earlier kernels, a tile a block, 4096^2 with k = 64 at
+/// 90% sparsity, 32x1 / 1x64 masks (H100, 2026-11-24): 64 x 64 47.5 / 35.3
+/// us; 64 x 128 51.0 / 41.1 (242 registers); 32 x 128 47.4 / 35.8; 32 x
+/// 64 59.9 / 33.3.
 constexpr int64_t kDenseRows = 64, kDenseColumns = 64, kDenseChunk = 64;
-/// The longest k whose dense SDDMM walks its tiles (buildDenseSddmmWalk):
-/// two stages of a whole 64 x k and k x 64 take 64 KiB at 128. A longer k
-/// is multiplied chunk by chunk (buildSddmm), a tile a block: the product
-/// then costs more than the mask and C.
+/// The longest k that a dense SDDMM takes whole: two stages of 64 x k and
+/// k x 64 take 64 KiB at 128, and leave room for 2 blocks a multiprocessor.
+/// At k = 128, chunks of 64 with 3 blocks took 4-8% longer (32x1 / 1x64
+/// masks, 0-99% sparsity, H100 2026-11-24: 46.7 / 46.7 us against 44.5 /
+/// 44.9 at 0%, 36.2 / 31.5 against 33.8 / 30.4 at 99%): a tile then waits
+/// for two chunks.
 constexpr int64_t kDenseWalkMaxK = 128;
 /// Blocks of a dense SDDMM walk on each multiprocessor at most: what their
 /// registers allow (about 150 a thread). Their shared memory may allow
-/// fewer (2 at k = 128).
+/// fewer (2 with a whole k of 96 or 128).
 constexpr int64_t kDenseWalkBlocksPerMultiprocessor = 3;
 /// f32 elements after each row of a dense SDDMM walk's sums in shared
 /// memory.
@@ -83,11 +82,6 @@ struct SddmmTile {
   int64_t numSegments;
 
   bool isDense() const { return !positions; }
-  /// Whether the SDDMM is dense with a k short enough to take whole: its
-  /// blocks then walk C's tiles (buildDenseSddmmWalk).
-  bool walksTiles() const {
-    return isDense() && domain[2] <= kDenseWalkMaxK;
-  }
 };
 
 /// The block argument that `value` is, possibly through an extf.
@@ -240,10 +234,10 @@ FailureOr<SddmmTile> matchDenseSddmm(linalg::LinalgOp op) {
       }))
     return failure();
   tile.domain = llvm::to_vector_of<int64_t, 3>(op.getStaticLoopRanges());
-  // A short k is taken whole (walksTiles), a longer one by chunks.
+  // k whole, or by chunks of 64 where it is longer.
   int64_t depth = tile.domain[2];
   tile.shape = {kDenseRows, kDenseColumns,
-                tile.walksTiles() ? depth : kDenseChunk,
+                depth <= kDenseWalkMaxK ? depth : kDenseChunk,
                 getElementTypeOrSelf(tile.a.getType())};
   if (tile.domain[0] % tile.shape.m != 0 ||
       tile.domain[1] % tile.shape.n != 0 || depth % tile.shape.k != 0 ||
@@ -277,21 +271,14 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
       k.mul(k.div(mma.blockId, t.numSegments), k.index(gatheredTile));
   Value dense0 = k.mul(segment, k.index(t.alongM ? s.n : s.m));
   // Where gathered coordinate `c` of the block's tile lives, and whether it
-  // is a micro-tile the detection found (null: always).
-  std::function<std::pair<Value, Value>(Value)> gathered;
-  if (t.isDense()) {
-    gathered = [&](Value c) {
-      return std::pair<Value, Value>{k.add(gathered0, c), Value()};
-    };
-  } else {
-    Value count = loadCount(k, t.counts, segment);
-    gathered = [&, count](Value c) {
-      return gatheredCoordinate(k, t.positions, segment, count,
-                                k.add(gathered0, c), t.micro, capacity);
-    };
-    // Blocks past the segment's gathered micro-tiles have nothing to do.
-    enterIfLive(k, gathered0, count, t.micro);
-  }
+  // is a micro-tile the detection found.
+  Value count = loadCount(k, t.counts, segment);
+  auto gathered = [&](Value c) {
+    return gatheredCoordinate(k, t.positions, segment, count,
+                              k.add(gathered0, c), t.micro, capacity);
+  };
+  // Blocks past the segment's gathered micro-tiles have nothing to do.
+  enterIfLive(k, gathered0, count, t.micro);
 
   auto issue = [&](Value stage, Value k0) {
     // A: rows contiguous along k, gathered along m.
@@ -348,10 +335,9 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
   // alias the loads after it, so loads between stores would wait for each
   // other, a round trip to memory per element (the 32x1 SDDMM at 99% spent
   // most of its STile's time so). A padding element reads the in-bounds
-  // element at position 0 and keeps it. A dense SDDMM reads C only where
-  // the weights are not all zero.
+  // element at position 0 and keeps it.
   struct Write {
-    /// Whether the elements are written (null: always).
+    /// Whether the elements are written: real, not padding.
     Value valid;
     SmallVector<Value> indices;
     /// The element's (or pair's) weights, f32 sums and old value.
@@ -404,42 +390,20 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
     mma.forEachAccumulator(
         acc, [&](Value, Value, Value value) { (next++)->sums = value; });
   }
-  for (Write &write : writes) {
-    if (!t.isDense()) {
-      write.old = loadOutput(t.c, write.indices);
-      continue;
-    }
-    // Dense: the elements (or pair) whose weights are all zero keep C.
-    Value zero = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(write.weights.getType()));
-    Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
-                                          write.weights, zero);
-    write.valid = pairs ? vector::ReductionOp::create(
-                              b, loc, vector::CombiningKind::OR, nonzero)
-                              .getResult()
-                        : nonzero;
-    Type oldType = pairs ? VectorType::get({2}, getElementTypeOrSelf(t.c))
-                         : getElementTypeOrSelf(t.c);
-    write.old = k.buildIfElse(
-        write.valid, [&] { return loadOutput(t.c, write.indices); },
-        arith::ConstantOp::create(b, loc, b.getZeroAttr(oldType)));
-  }
+  for (Write &write : writes)
+    write.old = loadOutput(t.c, write.indices);
   for (Write &write : writes) {
     Value scaled =
         arith::MulFOp::create(b, loc, write.sums, k.widenToF32(write.weights));
     Value sum = k.roundTo(
         t.outputType,
         arith::AddFOp::create(b, loc, k.widenToF32(write.old), scaled));
-    auto store = [&] {
+    k.buildIf(write.valid, [&] {
       if (pairs)
         k.storePair(sum, t.c, write.indices);
       else
         memref::StoreOp::create(b, loc, sum, t.c, write.indices);
-    };
-    if (write.valid)
-      k.buildIf(write.valid, store);
-    else
-      store();
+    });
   }
 }
 
@@ -494,19 +458,22 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
     return {k.mul(k.div(tile, columnTiles), k.index(s.m)),
             k.mul(k.rem(tile, columnTiles), k.index(s.n))};
   };
-  auto issue = [&](Value stage, Value tile) {
+  // Copies chunk `chunk` (static) of `tile`'s A rows and B columns into
+  // `stage`, a group of their own.
+  auto issue = [&](Value stage, Value tile, int64_t chunk) {
     auto [m0, n0] = originOf(tile);
+    Value k0 = k.index(chunk * s.k);
     mma.spread(s.m * s.k / kVector, [&](Value v) {
       Value row = k.div(v, s.k / kVector);
       Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
-      mma.copy(mma.sA, stage, row, column, t.a, {k.add(m0, row), column},
-               Value());
+      mma.copy(mma.sA, stage, row, column, t.a,
+               {k.add(m0, row), k.add(k0, column)}, Value());
     });
     mma.spread(s.k * s.n / kVector, [&](Value v) {
       Value row = k.div(v, s.n / kVector);
       Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
-      mma.copy(mma.sB, stage, row, column, t.b, {row, k.add(n0, column)},
-               Value());
+      mma.copy(mma.sB, stage, row, column, t.b,
+               {k.add(k0, row), k.add(n0, column)}, Value());
     });
     mma.commitCopies();
   };
@@ -545,7 +512,8 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
 
   Value first = mma.blockId;
   Value step = mma.launch.getGridSize().x;
-  issue(k.index(0), first);
+  int64_t numChunks = t.domain[2] / s.k;
+  issue(k.index(0), first, /*chunk=*/0);
   SmallVector<Value> initial = weightsOf(first);
   initial.push_back(k.index(0));
   auto walk =
@@ -567,22 +535,36 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
               arith::SelectOp::create(b, loc, live.back(),
                                       k.add(n0, run.second), n0)}));
   }
-  // The next tile's copies and weights (past the last tile, this one's
-  // again: in bounds, and no branch).
+  // The next tile (past the last tile, this one again: its loads stay in
+  // bounds, and nothing branches).
   Value next = k.add(tile, step);
   next = arith::SelectOp::create(b, loc, k.ult(next, k.index(numTiles)), next,
                                  tile);
-  Value nextStage = arith::SubIOp::create(b, loc, k.index(1), stage);
-  issue(nextStage, next);
-  SmallVector<Value> nextCarried = weightsOf(next);
-  nextCarried.push_back(nextStage);
-
-  // This tile's product: its copies are the older of the two groups in
-  // flight. The barrier after the sums are in shared memory also frees the
-  // stage for the tile after next. (The next tile's first barrier keeps its
-  // sums from overwriting these before every thread has read them.)
-  mma.waitForCopies(/*pending=*/1);
-  SmallVector<Value> acc = mma.startProduct(stage);
+  // This tile's product, chunk by chunk, each chunk's copies the older of
+  // the two groups in flight: first the next chunk's copies (the next
+  // tile's first one, with its weights, after the last) go into the other
+  // stage. A barrier after each chunk's product frees its stage for the
+  // copies of the chunk after next; after the last one, the barrier that
+  // follows the sums does. (The next tile's first barrier keeps its sums
+  // from overwriting these before every thread has read them.)
+  SmallVector<Value> acc, nextCarried;
+  for (int64_t chunk = 0; chunk < numChunks; ++chunk) {
+    bool last = chunk + 1 == numChunks;
+    Value otherStage = arith::SubIOp::create(b, loc, k.index(1), stage);
+    issue(otherStage, last ? next : tile, last ? 0 : chunk + 1);
+    if (last)
+      nextCarried = weightsOf(next);
+    mma.waitForCopies(/*pending=*/1);
+    if (chunk == 0)
+      acc = mma.startProduct(stage);
+    else
+      mma.multiply(acc, stage);
+    if (!last)
+      gpu::BarrierOp::create(b, loc);
+    stage = otherStage;
+  }
+  // The stage of the next tile's first chunk.
+  nextCarried.push_back(stage);
   mma.forEachAccumulatorPair(
       acc, [&](Value row, Value column, Value firstSum, Value secondSum) {
         Value pair = vector::FromElementsOp::create(
@@ -633,13 +615,10 @@ LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
   if (failed(matched))
     return failure();
   rewriter.setInsertionPoint(op);
-  if (matched->walksTiles())
-    buildDenseSddmmWalk(
-        rewriter, op.getLoc(), *matched,
-        &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front(),
-        options.sharedBytesPerBlock);
-  else
-    buildSddmm(rewriter, op.getLoc(), *matched);
+  buildDenseSddmmWalk(
+      rewriter, op.getLoc(), *matched,
+      &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front(),
+      options.sharedBytesPerBlock);
   rewriter.eraseOp(op);
   return success();
 }

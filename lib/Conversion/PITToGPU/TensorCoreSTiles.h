@@ -82,9 +82,9 @@ LogicalResult lowerSddmmSTileToMMA(RewriterBase &rewriter, STileOp op);
 /// any SDDMM of a PIT program), with the same operand types, static and
 /// contiguous, and extents that divide the block tile (64 x 64; k a
 /// multiple of 16 up to 128, or of 64): a kernel over C's own tiles that
-/// reads the mask coalesced and touches C only where it is not zero. Up to
-/// k = 128 its blocks, as many as fit on the chip at once (`options`' shared
-/// memory), walk the tiles with each next tile's loads in flight.
+/// reads the mask coalesced and touches C only where it is not zero. Its
+/// blocks, as many as fit on the chip at once (`options`' shared memory),
+/// walk the tiles with each next tile's loads in flight.
 LogicalResult lowerSddmmToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
                               const MmaKernelOptions &options);
 

@@ -1,7 +1,7 @@
 // A dense SDDMM (no mark, or the dense fallback of run-time selection) runs
-// the SDDMM kernel over C's own 64 x 64 tiles. With k of 128 or less, a wave
-// of blocks (as many as fit on each multiprocessor) walks the tiles, taking
-// each whole k at once: a tile's turn loads its C where its weights (loaded
+// over C's own 64 x 64 tiles: a wave of blocks (as many as fit on each
+// multiprocessor) walks the tiles, taking k whole up to 128 (by chunks of
+// 64 beyond): a tile's turn loads its C where its weights (loaded
 // the turn before) are not all zero, then copies the next tile's A and B
 // into the other stage and loads its weights, and only then waits for its
 // own copies, multiplies, and goes through shared memory to read and write
@@ -70,32 +70,15 @@ func.func @sddmm(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %mask: memref
 
 // -----
 
-// A k longer than 128 is multiplied chunk by chunk (64 deep, two stages), a
-// tile a block: a thread reads its 16 pairs of mask weights before the
-// product, then C only where a pair's weights are not both zero, and writes
-// those pairs alone.
+// k = 256: four chunks of 64 a tile (3 blocks a multiprocessor), each
+// waited for and multiplied in turn while the next one comes in.
 // CHECK-LABEL: func @sddmm_long_k
-// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c16{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128{{.*}}, {{.+}}) workgroup(%{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x64xf16, #gpu.address_space<workgroup>>)
-// CHECK:   %[[W:.+]] = vector.load %[[MASK:arg[0-9]+]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
-// CHECK-COUNT-15: vector.load %[[MASK]]
-// CHECK:   nvgpu.device_async_copy %{{.+}} : memref<256x256xf16> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
-// CHECK:   nvgpu.mma.sync
-// CHECK-NOT: vector.load %[[MASK]]
-// CHECK:   %[[NONZERO:.+]] = arith.cmpf une, %[[W]], %{{.+}} : vector<2xf16>
-// CHECK:   %[[LIVE:.+]] = vector.reduction <or>, %[[NONZERO]] : vector<2xi1> into i1
-// CHECK:   %[[OLD:.+]] = scf.if %[[LIVE]] -> (vector<2xf16>) {
-// CHECK:     vector.load %[[C:arg[0-9]+]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
-// CHECK:   } else {
-// CHECK:     scf.yield %{{.+}} : vector<2xf16>
-// CHECK:   }
-// CHECK-NOT: vector.store
-// CHECK:   %[[WIDE_WEIGHTS:.+]] = arith.extf %[[W]] : vector<2xf16> to vector<2xf32>
-// CHECK:   %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[WIDE_WEIGHTS]] : vector<2xf32>
-// CHECK:   %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<2xf16> to vector<2xf32>
-// CHECK:   %[[SUM:.+]] = arith.addf %[[WIDE]], %[[SCALED]] : vector<2xf32>
-// CHECK:   %[[ROUNDED:.+]] = arith.truncf %[[SUM]] : vector<2xf32> to vector<2xf16>
-// CHECK:   scf.if %[[LIVE]] {
-// CHECK-NEXT: vector.store %[[ROUNDED]], %[[C]][{{.+}}] {alignment = 4 : i64} : memref<256x256xf16>, vector<2xf16>
+// CHECK: gpu.launch {{.+}} dynamic_shared_memory_size %c51200_i32
+// CHECK:   scf.for
+// CHECK-COUNT-4: nvvm.cp.async.wait.group 1
+// CHECK-NOT: nvvm.cp.async.wait.group 1
+// CHECK:     scf.yield
+// CHECK:   nvvm.cp.async.wait.group 0
 func.func @sddmm_long_k(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
