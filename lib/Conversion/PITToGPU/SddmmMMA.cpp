@@ -407,15 +407,17 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
   }
 }
 
-/// A dense SDDMM with a short k: its blocks, a few a multiprocessor, walk
-/// C's tiles (every grid-th), and start each next tile while the one before
-/// is in hand. A tile waits on memory three times: A's and B's copies, the
+/// A dense SDDMM: its blocks, a few a multiprocessor, walk C's tiles
+/// (every grid-th), and start each next tile while the one before is in
+/// hand. A tile waits on memory three times: A's and B's copies, the
 /// mask's weights, and the elements of C the weights let through; one tile
 /// a block would wait for them in turn, every tile. Here, in a tile's turn:
 /// its C loads go out first (its weights came in the turn before), then the
-/// next tile's copies (the other stage) and weights, and only then does the
-/// block wait for this tile's copies, multiply, and write back, by which
-/// time its C has come in.
+/// next chunk's copies (the other stage; after the tile's last chunk, the
+/// next tile's first, and its weights), and only then does the block wait
+/// for this chunk's copies and multiply; it writes back once the last
+/// chunk is in, by which time its C has come in. With k of 128 or less
+/// (one chunk) this is one wait a tile.
 ///
 /// The mask and C are read and written 16 bytes a thread, whole rows of a
 /// warp: the accumulators' own layout (two neighbours a thread, 8 rows a
