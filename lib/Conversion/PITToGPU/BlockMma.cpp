@@ -325,6 +325,20 @@ void BlockMma::spread(int64_t count, function_ref<void(Value)> copyOne,
     last();
 }
 
+void BlockMma::spreadPieces(int64_t rows, int64_t columns,
+                            function_ref<void(Value, Value)> copyOne,
+                            bool guarded) {
+  int64_t piecesPerRow = columns / kVector;
+  spread(
+      rows * piecesPerRow,
+      [&](Value piece) {
+        Value row = k.div(piece, piecesPerRow);
+        Value column = k.mul(k.rem(piece, piecesPerRow), k.index(kVector));
+        copyOne(row, column);
+      },
+      guarded);
+}
+
 SmallVector<Value>
 BlockMma::loadPieces(int64_t rows, int64_t columns,
                      function_ref<Value(Value, Value)> loadElement) {

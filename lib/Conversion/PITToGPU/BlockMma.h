@@ -228,6 +228,11 @@ public:
   /// keep in bounds. What it builds is then in reach after the spread.
   void spread(int64_t count, function_ref<void(Value)> copyOne,
               bool guarded = true);
+  /// spread() over the 16-byte pieces of a rows x columns tile, row after
+  /// row: `copyOne(row, column)` with the piece's first element.
+  void spreadPieces(int64_t rows, int64_t columns,
+                    function_ref<void(Value, Value)> copyOne,
+                    bool guarded = true);
 
   /// Whether a rows x columns tile splits into 16-byte pieces evenly over
   /// a warpgroup (and so over the warpgroups of a wgmma block, one for each

@@ -523,9 +523,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
                        function_ref<Value(Value)> positionOf) {
     auto from = [&](Value c) { return gatheredWith(c, positionOf); };
     bool guarded = bool(stage);
-    mma.spread(s.k * s.n / kVector, [&](Value v) {
-      Value row = k.div(v, s.n / kVector);
-      Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+    mma.spreadPieces(s.k, s.n, [&](Value row, Value column) {
       auto [source, valid] = from(k.add(k0, row));
       if (stage)
         mma.copy(mma.sB, stage, row, column, t.b,
@@ -537,9 +535,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     if (t.compactedA) {
       if (!stage)
         return;
-      mma.spread(s.k * s.m / kVector, [&](Value v) {
-        Value kk = k.div(v, s.m / kVector);
-        Value row = k.mul(k.rem(v, s.m / kVector), k.index(kVector));
+      mma.spreadPieces(s.k, s.m, [&](Value kk, Value row) {
         Value slot = k.add(k0, kk);
         Value clamped =
             arith::MinUIOp::create(b, loc, slot, k.index(capacity - 1));
@@ -551,9 +547,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     // A: 16-byte copies when a micro-tile row holds whole vectors.
     if (t.microK % kVector != 0)
       return;
-    mma.spread(s.m * s.k / kVector, [&](Value v) {
-      Value row = k.div(v, s.k / kVector);
-      Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
+    mma.spreadPieces(s.m, s.k, [&](Value row, Value column) {
       auto [source, valid] = from(k.add(k0, column));
       if (stage)
         mma.copy(mma.sA, stage, row, column, t.a, at(k.add(m0, row), source),
@@ -751,16 +745,12 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
   enterIfLive(k, row0, count, t.microM);
 
   Value stage = k.index(0);
-  mma.spread(s.m * s.k / kVector, [&](Value v) {
-    Value row = k.div(v, s.k / kVector);
-    Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
+  mma.spreadPieces(s.m, s.k, [&](Value row, Value column) {
     auto [source, valid] = gathered(row);
     mma.copy(mma.sA, stage, row, column, t.a, {source, k.add(k0, column)},
              valid);
   });
-  mma.spread(s.k * s.n / kVector, [&](Value v) {
-    Value row = k.div(v, s.n / kVector);
-    Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+  mma.spreadPieces(s.k, s.n, [&](Value row, Value column) {
     mma.copy(mma.sB, stage, row, column, t.b,
              {k.add(k0, row), k.add(n0, column)}, Value());
   });

@@ -282,9 +282,7 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
 
   auto issue = [&](Value stage, Value k0) {
     // A: rows contiguous along k, gathered along m.
-    mma.spread(s.m * s.k / kVector, [&](Value v) {
-      Value row = k.div(v, s.k / kVector);
-      Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
+    mma.spreadPieces(s.m, s.k, [&](Value row, Value column) {
       Value source = k.add(k0, column);
       if (!t.alongM)
         return mma.copy(mma.sA, stage, row, column, t.a,
@@ -296,9 +294,7 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
     // a micro-tile row holds whole vectors.
     if (!t.alongM && t.micro % kVector != 0)
       return;
-    mma.spread(s.k * s.n / kVector, [&](Value v) {
-      Value row = k.div(v, s.n / kVector);
-      Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+    mma.spreadPieces(s.k, s.n, [&](Value row, Value column) {
       Value sourceRow = k.add(k0, row);
       if (t.alongM)
         return mma.copy(mma.sB, stage, row, column, t.b,
@@ -465,15 +461,11 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
   auto issue = [&](Value stage, Value tile, int64_t chunk) {
     auto [m0, n0] = originOf(tile);
     Value k0 = k.index(chunk * s.k);
-    mma.spread(s.m * s.k / kVector, [&](Value v) {
-      Value row = k.div(v, s.k / kVector);
-      Value column = k.mul(k.rem(v, s.k / kVector), k.index(kVector));
+    mma.spreadPieces(s.m, s.k, [&](Value row, Value column) {
       mma.copy(mma.sA, stage, row, column, t.a,
                {k.add(m0, row), k.add(k0, column)}, Value());
     });
-    mma.spread(s.k * s.n / kVector, [&](Value v) {
-      Value row = k.div(v, s.n / kVector);
-      Value column = k.mul(k.rem(v, s.n / kVector), k.index(kVector));
+    mma.spreadPieces(s.k, s.n, [&](Value row, Value column) {
       mma.copy(mma.sB, stage, row, column, t.b,
                {k.add(k0, row), k.add(n0, column)}, Value());
     });
