@@ -32,7 +32,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
-
 using namespace mlir;
 using namespace mlir::pit;
 
@@ -63,25 +62,23 @@ constexpr int64_t kDenseWalkBlocksPerMultiprocessor = 3;
 constexpr int64_t kDenseSumsPadding = 8;
 
 /// What the SDDMM tile reads and writes, found in the STile body.
+/// A dense SDDMM (matchDenseSddmm) has the operands, shape and extents
+/// only: its tiles are C's own.
 struct SddmmTile {
-  /// Whether the mask's rows are gathered (with A's) rather than its columns
-  /// (with B's).
-  bool alongM;
   Value a, b, mask, c;
   /// C's element type: f32, or the inputs' f16 or bf16 (the product is
   /// summed in f32 either way and rounded once, where C is stored).
   Type outputType;
-  /// The STile's index; null for a dense SDDMM, whose tiles are C's own.
-  Value positions, counts;
   MmaTileShape shape;
-  /// The micro-tile's extent along the gathered dimension.
-  int64_t micro;
-  /// The extents of (m, n, k), and the segments along the dimension that is
-  /// not gathered (a dense SDDMM: C's tiles along n).
+  /// The extents of (m, n, k).
   SmallVector<int64_t, 3> domain;
-  int64_t numSegments;
-
-  bool isDense() const { return !positions; }
+  /// STiles: whether the mask's rows are gathered (with A's) rather than
+  /// its columns (with B's); the index; the micro-tile's extent along the
+  /// gathered dimension; the segments along the dimension that is not.
+  bool alongM = false;
+  Value positions, counts;
+  int64_t micro = 0;
+  int64_t numSegments = 0;
 };
 
 /// The block argument that `value` is, possibly through an extf.
@@ -220,9 +217,6 @@ FailureOr<SddmmTile> matchDenseSddmm(linalg::LinalgOp op) {
       !isSddmmGeneric(generic))
     return failure();
   SddmmTile tile;
-  // C's rows are the "gathered" ones, each in its own place.
-  tile.alongM = true;
-  tile.micro = 1;
   tile.a = generic.getDpsInputs()[0];
   tile.b = generic.getDpsInputs()[1];
   tile.mask = generic.getDpsInputs()[2];
@@ -243,7 +237,6 @@ FailureOr<SddmmTile> matchDenseSddmm(linalg::LinalgOp op) {
       tile.domain[1] % tile.shape.n != 0 || depth % tile.shape.k != 0 ||
       !tile.shape.isWhole())
     return failure();
-  tile.numSegments = tile.domain[1] / tile.shape.n;
   return tile;
 }
 
