@@ -107,19 +107,6 @@ void KernelBuilder::buildIf(Value condition, function_ref<void()> body) {
   body();
 }
 
-Value KernelBuilder::buildIfElse(Value condition,
-                                 function_ref<Value()> thenValue,
-                                 Value otherwise) {
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{otherwise.getType()},
-                                condition, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(b, loc, thenValue());
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(b, loc, otherwise);
-  return ifOp.getResult(0);
-}
-
 Value KernelBuilder::i32(int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }

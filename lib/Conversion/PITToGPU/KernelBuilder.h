@@ -76,11 +76,6 @@ struct KernelBuilder {
   /// Builds `body` where `condition` holds (an scf.if without results);
   /// the insertion point stays after the scf.if.
   void buildIf(Value condition, function_ref<void()> body);
-  /// The value `thenValue` builds where `condition` holds, `otherwise`
-  /// elsewhere (an scf.if with one result): a load that only some threads
-  /// need to make.
-  Value buildIfElse(Value condition, function_ref<Value()> thenValue,
-                    Value otherwise);
 
   /// The sum of the i32 `value` over this lane and the lanes below it in
   /// its warp (every lane of the warp must get here).
