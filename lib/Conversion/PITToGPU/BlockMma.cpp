@@ -1218,18 +1218,47 @@ void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
   });
 }
 
+void BlockMma::copyBoxIntoStage(Value address, int64_t stageBytes,
+                                Value stage, Value offset, Value map,
+                                ValueRange coordinates, Value full,
+                                Value multicastMask) {
+  // The copy takes this block's shared memory by its address in the
+  // cluster's window (a multicast one writes the same offset in each block).
+  Value local = sharedPointerAt(
+      k, address, k.add(k.mul(stage, k.index(stageBytes)), offset));
+  Value destination =
+      NVVM::MapaOp::create(b, loc, clusterPointerType(b.getContext()), local,
+                           k.toI32(k.rem(blockId, clusterBlocks)))
+          .getResult();
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, destination, tensorMapPointer(map), coordinates, full,
+      /*im2colOffsets=*/{}, multicastMask, /*l2CacheHint=*/Value(),
+      /*mode=*/nullptr, /*isCTAOnly=*/nullptr, /*group=*/nullptr,
+      /*predicate=*/Value());
+}
+
+void BlockMma::copyBlocksOfB(Value mapB, Value stage, Value n0, Value k0,
+                             Value firstBlock, int64_t numBlocks, Value full,
+                             Value multicastMask) {
+  int64_t bytesB = shape.k * shape.n * 2;
+  int64_t blockBytes = shape.k * kSwizzleRowElements * 2;
+  for (int64_t i = 0; i < numBlocks; ++i) {
+    Value block = k.add(firstBlock, k.index(i));
+    Value column = k.add(n0, k.mul(block, k.index(kSwizzleRowElements)));
+    copyBoxIntoStage(addressB, bytesB, stage,
+                     k.mul(block, k.index(blockBytes)), mapB,
+                     {k.toI32(column), k.toI32(k0)}, full, multicastMask);
+  }
+}
+
+void BlockMma::copyBWithTensorMap(Value mapB, Value stage, Value n0, Value k0,
+                                  Value full) {
+  copyBlocksOfB(mapB, stage, n0, k0, /*firstBlock=*/k.index(0),
+                shape.n / kSwizzleRowElements, full, /*multicastMask=*/Value());
+}
+
 void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                        Value chunk, Value stage, Value full) {
-  auto clusterPointer = clusterPointerType(b.getContext());
-  Value rank = k.rem(blockId, clusterBlocks);
-  // The copies take this block's shared memory by its address in the
-  // cluster's window (multicast ones write the same offset in each block).
-  auto sharedAt = [&](Value address, int64_t stageBytes, Value offset) {
-    Value local = sharedPointerAt(
-        k, address, k.add(k.mul(stage, k.index(stageBytes)), offset));
-    return NVVM::MapaOp::create(b, loc, clusterPointer, local, k.toI32(rank))
-        .getResult();
-  };
   // This block's A, and all of B's chunk: its own share and the other
   // blocks' shares of the cluster.
   int64_t bytesA = shape.m * shape.k * 2, bytesB = shape.k * shape.n * 2;
@@ -1237,33 +1266,20 @@ void BlockMma::copyChunkWithTensorMaps(const TensorCopies &copies,
                                          k.i32(bytesA + bytesB),
                                          /*scope=*/nullptr, /*relaxed=*/nullptr,
                                          /*predicate=*/Value());
-  Value k0 = k.toI32(chunkStart(chunk));
-  auto copy = [&](Value destination, Value map, ValueRange coordinates,
-                  Value multicastMask) {
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, destination, map, coordinates, full, /*im2colOffsets=*/{},
-        multicastMask, /*l2CacheHint=*/Value(), /*mode=*/nullptr,
-        /*isCTAOnly=*/nullptr, /*group=*/nullptr, /*predicate=*/Value());
-  };
-  copy(sharedAt(addressA, bytesA, k.index(0)), tensorMapPointer(copies.mapA),
-       {k0, k.toI32(copies.m0)}, Value());
+  Value k0 = chunkStart(chunk);
+  copyBoxIntoStage(addressA, bytesA, stage, k.index(0), copies.mapA,
+                   {k.toI32(k0), k.toI32(copies.m0)}, full, Value());
   // B's chunk in blocks of 64 columns (k x 64 each, as wgmma reads them):
   // rank r of the cluster copies blocks [r, r + 1) x share into every block.
-  int64_t blocksB = shape.n / kSwizzleRowElements;
-  int64_t share = blocksB / clusterBlocks;
-  int64_t blockBytes = shape.k * kSwizzleRowElements * 2;
+  int64_t share = shape.n / kSwizzleRowElements / clusterBlocks;
   Value multicastMask =
       clusterBlocks > 1
           ? arith::ConstantIntOp::create(b, loc, (1 << clusterBlocks) - 1, 16)
                 .getResult()
           : Value();
-  for (int64_t i = 0; i < share; ++i) {
-    Value block = k.add(k.mul(rank, k.index(share)), k.index(i));
-    Value column =
-        k.add(copies.n0, k.mul(block, k.index(kSwizzleRowElements)));
-    copy(sharedAt(addressB, bytesB, k.mul(block, k.index(blockBytes))),
-         tensorMapPointer(copies.mapB), {k.toI32(column), k0}, multicastMask);
-  }
+  Value rank = k.rem(blockId, clusterBlocks);
+  copyBlocksOfB(copies.mapB, stage, copies.n0, k0,
+                k.mul(rank, k.index(share)), share, full, multicastMask);
 }
 
 void BlockMma::releaseStageInCluster(StageBarriers &barriers, Value stage) {

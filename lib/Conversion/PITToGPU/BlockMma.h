@@ -220,6 +220,14 @@ public:
   void copy(Value tile, Value stage, Value row, Value column, Value src,
             ValueRange srcIndices, Value valid);
 
+  /// Copies rows [k0, k0 + k) of B's columns [n0, n0 + n) into `stage` of
+  /// sB with the TMA (one thread; `mapB`: the device address, i64, of B's
+  /// tensor map in boxes of k x 64), in the layout wgmma reads; the copies
+  /// complete their k x n x 2 bytes on the mbarrier `full`, which the
+  /// caller asks to expect them (sm_90a).
+  void copyBWithTensorMap(Value mapB, Value stage, Value n0, Value k0,
+                          Value full);
+
   /// Spreads `count` calls of `copyOne(linear)` over the block (in a
   /// warp-specialised block, over its copying warpgroup): whole rounds
   /// first, then a last, partial round under a guard.
@@ -482,6 +490,20 @@ private:
   /// TMA (one thread), its bytes counted on the stage's `full` mbarrier.
   void copyChunkWithTensorMaps(const TensorCopies &copies, Value chunk,
                                Value stage, Value full);
+  /// One TMA copy of the box of `map` (a device address, i64) at
+  /// `coordinates` into `stage` of the tile at shared `address` (stages of
+  /// `stageBytes`), `offset` bytes in, multicast to the blocks of the
+  /// cluster in `multicastMask` (null: this block alone); the copy
+  /// completes its bytes on `full`.
+  void copyBoxIntoStage(Value address, int64_t stageBytes, Value stage,
+                        Value offset, Value map, ValueRange coordinates,
+                        Value full, Value multicastMask);
+  /// The TMA copies of B's 64-column blocks [firstBlock, firstBlock +
+  /// numBlocks) of rows [k0, k0 + k) from column n0 (`mapB`: boxes of k x
+  /// 64) into `stage` of sB, as copyBoxIntoStage.
+  void copyBlocksOfB(Value mapB, Value stage, Value n0, Value k0,
+                     Value firstBlock, int64_t numBlocks, Value full,
+                     Value multicastMask);
   /// Frees `stage` for the copying warps of every block of the cluster:
   /// lane 0 of each multiplying warp arrives on each block's `empty`.
   void releaseStageInCluster(StageBarriers &barriers, Value stage);

@@ -7,7 +7,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -44,6 +46,49 @@ Value mlir::pit::buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfterValue(count);
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
+}
+
+bool mlir::pit::isEntryArgument(Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  return argument && argument.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+}
+
+Value mlir::pit::buildTensorMapAtEntry(OpBuilder &b, Location loc,
+                                       Value tensor, int64_t boxRows,
+                                       int64_t boxColumns) {
+  constexpr StringLiteral kName = "pitCudaTensorMap2D";
+  Block *entry = cast<BlockArgument>(tensor).getOwner();
+  Type i64 = b.getI64Type();
+  OpBuilder::InsertionGuard guard(b);
+  declareRuntimeFunction(b, loc, entry, kName,
+                         b.getFunctionType(SmallVector<Type>(5, i64), {i64}));
+  auto type = cast<MemRefType>(tensor.getType());
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  for (auto call : entry->getOps<func::CallOp>()) {
+    if (call.getCallee() != kName)
+      continue;
+    auto cast = call.getOperand(0).getDefiningOp<arith::IndexCastOp>();
+    auto pointer = cast ? cast.getIn()
+                              .getDefiningOp<
+                                  memref::ExtractAlignedPointerAsIndexOp>()
+                        : nullptr;
+    if (pointer && pointer.getSource() == tensor &&
+        getConstantIntValue(call.getOperand(3)) == boxRows &&
+        getConstantIntValue(call.getOperand(4)) == boxColumns)
+      return call.getResult(0);
+  }
+  b.setInsertionPointToStart(entry);
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, b.getIndexType(), tensor);
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 64).getResult();
+  };
+  SmallVector<Value> operands{
+      arith::IndexCastOp::create(b, loc, i64, address), constant(rows),
+      constant(columns), constant(boxRows), constant(boxColumns)};
+  return func::CallOp::create(b, loc, kName, TypeRange{i64}, operands)
+      .getResult(0);
 }
 
 Value KernelBuilder::index(int64_t value) {

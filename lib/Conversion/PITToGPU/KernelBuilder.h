@@ -41,6 +41,18 @@ Value buildRuntimeQueryAtEntry(OpBuilder &b, Location loc, Block *entry,
 Value buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
                                       Block *entry);
 
+/// Whether `value` is an argument of its function's entry block: what the
+/// host code can ask a tensor map of before anything else runs.
+bool isEntryArgument(Value value);
+
+/// The device address (i64) of the tensor map of `tensor` (a 2-D row-major
+/// f16/bf16 memref, an argument of the function) in boxes of boxRows x
+/// boxColumns: a call of the runtime's pitCudaTensorMap2D at the function's
+/// entry (declared in the module if it is not yet), reused for the same
+/// tensor and box.
+Value buildTensorMapAtEntry(OpBuilder &b, Location loc, Value tensor,
+                            int64_t boxRows, int64_t boxColumns);
+
 /// Index arithmetic at one insertion point.
 struct KernelBuilder {
   OpBuilder &b;

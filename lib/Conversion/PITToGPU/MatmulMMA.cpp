@@ -22,7 +22,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -49,55 +48,6 @@ void takeBlockOptions(MatmulTile &tile, const MmaKernelOptions &options) {
   tile.specialize = options.specialize;
   tile.tensorCopies = options.tensorCopies;
   tile.clusterBlocks = options.clusterBlocks;
-}
-
-/// Whether `value` is an argument of its function's entry block: what the
-/// host code can ask a tensor map of before anything else runs.
-bool isEntryArgument(Value value) {
-  auto argument = dyn_cast<BlockArgument>(value);
-  return argument && argument.getOwner()->isEntryBlock() &&
-         isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
-}
-
-/// The device address (i64) of the tensor map of `tensor` (a 2-D row-major
-/// f16/bf16 memref, an argument of the function) in boxes of boxRows x
-/// boxColumns: a call of the runtime's pitCudaTensorMap2D at the function's
-/// entry (declared in the module if it is not yet), reused for the same
-/// tensor and box.
-Value buildTensorMapAtEntry(OpBuilder &b, Location loc, Value tensor,
-                            int64_t boxRows, int64_t boxColumns) {
-  constexpr StringLiteral kName = "pitCudaTensorMap2D";
-  Block *entry = cast<BlockArgument>(tensor).getOwner();
-  Type i64 = b.getI64Type();
-  OpBuilder::InsertionGuard guard(b);
-  declareRuntimeFunction(b, loc, entry, kName,
-                         b.getFunctionType(SmallVector<Type>(5, i64), {i64}));
-  auto type = cast<MemRefType>(tensor.getType());
-  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
-  for (auto call : entry->getOps<func::CallOp>()) {
-    if (call.getCallee() != kName)
-      continue;
-    auto cast = call.getOperand(0).getDefiningOp<arith::IndexCastOp>();
-    auto pointer = cast ? cast.getIn()
-                              .getDefiningOp<
-                                  memref::ExtractAlignedPointerAsIndexOp>()
-                        : nullptr;
-    if (pointer && pointer.getSource() == tensor &&
-        getConstantIntValue(call.getOperand(3)) == boxRows &&
-        getConstantIntValue(call.getOperand(4)) == boxColumns)
-      return call.getResult(0);
-  }
-  b.setInsertionPointToStart(entry);
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(
-      b, loc, b.getIndexType(), tensor);
-  auto constant = [&](int64_t value) {
-    return arith::ConstantIntOp::create(b, loc, value, 64).getResult();
-  };
-  SmallVector<Value> operands{
-      arith::IndexCastOp::create(b, loc, i64, address), constant(rows),
-      constant(columns), constant(boxRows), constant(boxColumns)};
-  return func::CallOp::create(b, loc, kName, TypeRange{i64}, operands)
-      .getResult(0);
 }
 
 /// Shared-memory stages of a block of `shape`: `wanted` (1 to 4), fewer

@@ -59,6 +59,10 @@ func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256
 // rounded, in pieces of 4 (8 bytes). The copying warps bring the rows of B
 // of a unit ahead into L2 (two rows a lane: a unit's k is 64).
 // PANEL-LABEL: func @rows
+// B's chunk of a unit comes in with the TMA: B's tensor map (boxes of 64 x
+// 64) is asked for at the entry; one lane of the copying warp counts the
+// chunk's bytes on the stage's `full` mbarrier and issues the copy.
+// PANEL: %[[MAP_B:.+]] = call @pitCudaTensorMap2D(%{{.+}}, %c256_i64, %c128_i64, %c64_i64, %c64_i64{{.*}})
 // PANEL: %[[OLD:.+]] = vector.load %arg2[{{.+}}] {alignment = 8 : i64} : memref<512x128xf16>, vector<4xf16>
 // PANEL-NEXT: %[[WIDE:.+]] = arith.extf %[[OLD]] : vector<4xf16> to vector<4xf32>
 // PANEL-NEXT: %[[FIRST:.+]] = vector.shuffle %[[WIDE]], %[[WIDE]] [0, 1]
@@ -67,6 +71,9 @@ func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256
 // PANEL: vector.store %[[SECOND]], %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // PANEL-COUNT-2: nvvm.prefetch level = L2, %{{.+}} : !llvm.ptr<1>
 // PANEL-NOT: nvvm.prefetch
+// PANEL: nvvm.mbarrier.expect_tx %[[FULL:.+]], %c8192_i32
+// PANEL: %[[MAP_POINTER:.+]] = llvm.inttoptr %[[MAP_B]] : i64 to !llvm.ptr
+// PANEL-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MAP_POINTER]], %[[FULL]], box[
 // PANEL: nvvm.wgmma.mma_async
 // PANEL: %[[PANEL_OLD:.+]] = vector.load %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // PANEL: vector.store %{{.+}} : memref<256x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
