@@ -41,6 +41,18 @@ bool startsWithLaunchDependents(gpu::GPUFuncOp kernel) {
   return first && first.getAsmString() == kLaunchDependents;
 }
 
+/// The places in `kernel` marked as where it starts to depend on the
+/// kernels before it (pit.dependent_wait: a guarded kernel that the choice
+/// leaves out ends before them).
+SmallVector<Operation *> findDependentWaits(gpu::GPUFuncOp kernel) {
+  SmallVector<Operation *> marks;
+  kernel.walk([&](Operation *op) {
+    if (op->hasAttr(PITDialect::getDependentWaitAttrName()))
+      marks.push_back(op);
+  });
+  return marks;
+}
+
 struct PITDependentLaunchPass
     : public pit::impl::PITDependentLaunchBase<PITDependentLaunchPass> {
   void runOnOperation() override {
@@ -57,7 +69,19 @@ struct PITDependentLaunchPass
       // Dependents first: they only take what this kernel's blocks leave
       // free, and are scheduled once all of its blocks are running.
       createMemoryOrderedAsm(b, loc, kLaunchDependents);
-      createMemoryOrderedAsm(b, loc, kWait);
+      // The wait goes where the kernel marks it, or at its start. A kernel
+      // that ends without waiting completes only after the kernels before
+      // it all the same (an H100, 2026-11-24: a kernel waiting after one
+      // that exited at once, 98 us before the one before that ended, always
+      // saw that one's writes), so its dependents' wait still covers them.
+      SmallVector<Operation *> marks = findDependentWaits(func);
+      if (marks.empty())
+        createMemoryOrderedAsm(b, loc, kWait);
+      for (Operation *mark : marks) {
+        b.setInsertionPoint(mark);
+        createMemoryOrderedAsm(b, mark->getLoc(), kWait);
+        mark->erase();
+      }
     }
     if (!anyKernel || module.lookupSymbol(kMarkerName))
       return;

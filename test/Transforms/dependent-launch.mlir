@@ -50,3 +50,32 @@ gpu.module @no_kernels {
     gpu.return %v : f32
   }
 }
+
+// A kernel that marks where it starts to depend on the kernels before it
+// (pit.dependent_wait, a guarded kernel that may end before it) waits
+// there, not at its start: the mark becomes the wait.
+// CHECK-LABEL: gpu.module @marked_wait
+// CHECK-LABEL: gpu.func @ends_early
+// CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.launch_dependents;", "~{memory}"
+// CHECK: %[[EARLY:.+]] = memref.load
+// CHECK-NOT: griddepcontrol.wait
+// CHECK: scf.if
+// CHECK-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
+// CHECK-NOT: pit.dependent_wait
+// CHECK: gpu.return
+gpu.module @marked_wait {
+  gpu.func @ends_early(%choice: memref<1xi32>, %x: memref<128xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %early = memref.load %choice[%c0] : memref<1xi32>
+    %zero = arith.constant 0 : i32
+    %runs = arith.cmpi ne, %early, %zero : i32
+    scf.if %runs {
+      llvm.inline_asm has_side_effects {pit.dependent_wait} "", "~{memory}" : () -> ()
+      %tid = gpu.thread_id x
+      %v = memref.load %x[%tid] : memref<128xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %x[%tid] : memref<128xf32>
+    }
+    gpu.return
+  }
+}

@@ -214,7 +214,13 @@ def PITDependentLaunch : Pass<"pit-dependent-launch", "::mlir::gpu::GPUModuleOp"
       its blocks are running, and only take resources its blocks leave
       free;
     * then it waits for its prerequisite grids to complete and their writes
-      to be visible (`griddepcontrol.wait`), before anything else.
+      to be visible (`griddepcontrol.wait`), before anything else; or, in a
+      kernel that marks where it starts to depend on them (an op with the
+      discardable `pit.dependent_wait` attribute: a guarded kernel that
+      reads the run-time choice first and ends without waiting where it is
+      not chosen), there, in place of each mark. A kernel that ends without
+      waiting completes only after the kernels before it all the same
+      (measured on an H100), so its dependents' wait covers them.
 
     Both are inline PTX that clobbers memory (`llvm.inline_asm`): the NVVM
     intrinsics are declared not to touch memory, which would let LLVM move
@@ -226,8 +232,9 @@ def PITDependentLaunch : Pass<"pit-dependent-launch", "::mlir::gpu::GPUModuleOp"
     kernel as usual.
 
     Matches: `gpu.func` kernels of a `gpu.module`.
-    Produces: the two instructions at the start of each kernel, and the
-    `llvm.mlir.global` marker.
+    Produces: the two instructions at the start of each kernel (the wait
+    at its marks instead, where it has any), and the `llvm.mlir.global`
+    marker.
     Leaves alone: functions that are not kernels, kernels that already
     start so (the pass runs once), and modules without kernels (no
     marker). The `griddepcontrol` instructions need sm_90: the `pit-to-ptx`

@@ -6,6 +6,7 @@
 
 #include "PIT-runtime/CudaRuntime.h"
 #include "PIT/Conversion/Selection.h"
+#include "PIT/Dialect/PIT/IR/PITDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +28,31 @@ namespace {
 /// Threads of the choosing kernel: its loads of the counts are spread over
 /// them, since one thread would wait for each load in turn.
 constexpr int64_t kChoiceThreads = 256;
+
+/// The choice buffer holds the variant chosen plus this. It is cleared at
+/// the call's start, so that a guarded kernel reading it before it waits
+/// for the kernels before it tells a choice from none yet (guardLaunch).
+constexpr int64_t kChoiceBias = 1;
+
+/// Emits inline PTX `instruction` with `constraints` on `operands`, with
+/// side effects, that returns `result` (or nothing where it is null).
+LLVM::InlineAsmOp createInlineAsm(OpBuilder &b, Location loc, Type result,
+                                  ValueRange operands, StringRef instruction,
+                                  StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, result, operands, b.getStringAttr(instruction),
+      b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+      /*is_align_stack=*/nullptr,
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+}
+
+/// The address (i64) of the choice buffer `choice` (memref<1xi32>).
+Value choiceAddress(OpBuilder &b, Location loc, Value choice) {
+  return arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, choice));
+}
 
 /// What a guarded kernel that is not chosen still costs: it launches, its
 /// blocks read the choice and exit, wave after wave. On an H100
@@ -183,7 +209,12 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
   Value chosen = buildVariantChoice(b, loc, op, totals, overheads);
   Value narrow =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
-  memref::StoreOp::create(b, loc, narrow, choice, k.index(0));
+  // Volatile: the guarded kernels may read it while it is written.
+  createInlineAsm(b, loc, Type(),
+                  ValueRange{choiceAddress(b, loc, choice),
+                             arith::AddIOp::create(b, loc, narrow,
+                                                   k.i32(kChoiceBias))},
+                  "st.volatile.b32 [$0], $1;", "l,r,~{memory}");
   if (!record)
     return;
   Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
@@ -209,33 +240,92 @@ Value buildChoiceRecord(OpBuilder &b, SelectOp op, int64_t slot) {
   return buildRuntimeQueryAtEntry(b, op.getLoc(), entry, "pitCudaChoiceRecord");
 }
 
-/// Makes `launch` do its work only when `isChosen(choice[0])` holds: its
-/// body moves into an scf.if on the value it reads (the same for all
-/// threads, so barriers inside stay uniform).
+/// Makes `launch` do its work only when `isChosen(choice)` holds: its body
+/// moves into an scf.if on the choice (the same for all threads, so
+/// barriers inside stay uniform).
+///
+/// With `endsEarly`, its threads first read the choice, volatile, before
+/// the kernel waits for the kernels before it: where the choosing kernel has
+/// written it and it leaves this kernel out, the kernel ends there, without
+/// waiting (one of a call's chain of dependent launches, it would otherwise
+/// wait for the one before it to end, and the next one for it: about a
+/// microsecond a kernel). Otherwise it waits (at the `pit.dependent_wait`
+/// mark, which pit-dependent-launch makes its wait) and reads the choice
+/// again where it had not been written. Kernels right after the choosing
+/// one rarely find it written, and would then read it twice: they read it
+/// once, after the wait.
 void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch, Value choice,
-                 function_ref<Value(OpBuilder &, Value)> isChosen) {
+                 function_ref<Value(OpBuilder &, Value)> isChosen,
+                 bool endsEarly) {
   Location loc = launch.getLoc();
   Block &body = launch.getBody().front();
   Operation *terminator = body.getTerminator();
   rewriter.setInsertionPointToStart(&body);
-  Value index = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value chosen = memref::LoadOp::create(rewriter, loc, choice, index);
-  auto ifOp = scf::IfOp::create(rewriter, loc, isChosen(rewriter, chosen),
-                                /*withElse=*/false);
-  Block *then = ifOp.thenBlock();
+  KernelBuilder k{rewriter, loc};
+  Value bias = k.i32(kChoiceBias);
+  auto loadChoice = [&](OpBuilder &b, Location loc) -> Value {
+    Value loaded = memref::LoadOp::create(
+        b, loc, choice, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
+    return arith::SubIOp::create(b, loc, loaded, bias);
+  };
+  // The guard's outermost op, and the block the kernel's body moves into.
+  Operation *guard;
+  Block *then;
+  if (!endsEarly) {
+    auto chosen = scf::IfOp::create(
+        rewriter, loc, isChosen(rewriter, loadChoice(rewriter, loc)),
+        /*withElse=*/false);
+    guard = chosen;
+    then = chosen.thenBlock();
+  } else {
+    Value early =
+        createInlineAsm(rewriter, loc, rewriter.getI32Type(),
+                        ValueRange{choiceAddress(rewriter, loc, choice)},
+                        "ld.volatile.b32 $0, [$1];", "=r,l")
+            .getResult(0);
+    Value written = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::uge, early, bias);
+    Value earlyChoice = arith::SubIOp::create(rewriter, loc, early, bias);
+    Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    Value leftOut = arith::AndIOp::create(
+        rewriter, loc, written,
+        arith::XOrIOp::create(rewriter, loc, isChosen(rewriter, earlyChoice),
+                              yes));
+    auto runs = scf::IfOp::create(
+        rewriter, loc, arith::XOrIOp::create(rewriter, loc, leftOut, yes),
+        /*withElse=*/false);
+    guard = runs;
+    rewriter.setInsertionPoint(runs.thenBlock()->getTerminator());
+    createInlineAsm(rewriter, loc, Type(), ValueRange{}, "", "~{memory}")
+        ->setAttr(PITDialect::getDependentWaitAttrName(),
+                  rewriter.getUnitAttr());
+    auto read = scf::IfOp::create(
+        rewriter, loc, written,
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, earlyChoice);
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, loadChoice(b, loc));
+        });
+    auto chosen = scf::IfOp::create(rewriter, loc,
+                                    isChosen(rewriter, read.getResult(0)),
+                                    /*withElse=*/false);
+    then = chosen.thenBlock();
+  }
   then->getOperations().splice(then->getTerminator()->getIterator(),
                                body.getOperations(),
-                               std::next(ifOp->getIterator()),
+                               std::next(guard->getIterator()),
                                terminator->getIterator());
 }
 
 /// Replaces `region`'s parent op by the region's block, each kernel of it
 /// guarded by `isChosen`.
 void inlineGuarded(RewriterBase &rewriter, Region &region, Value choice,
-                   function_ref<Value(OpBuilder &, Value)> isChosen) {
+                   function_ref<Value(OpBuilder &, Value)> isChosen,
+                   bool endsEarly) {
   Block &block = region.front();
   for (auto launch : llvm::to_vector(block.getOps<gpu::LaunchOp>()))
-    guardLaunch(rewriter, launch, choice, isChosen);
+    guardLaunch(rewriter, launch, choice, isChosen, endsEarly);
   rewriter.eraseOp(block.getTerminator());
   rewriter.inlineBlockBefore(&block, region.getParentOp());
 }
@@ -254,13 +344,18 @@ void predicateIf(RewriterBase &rewriter, scf::IfOp op, Value selected,
     for (Operation *predicateOp : predicate)
       b.clone(*predicateOp, mapping);
     return mapping.lookup(op.getCondition());
-  });
+  }, /*endsEarly=*/false);
   rewriter.eraseOp(op);
 }
 
 /// Replaces `op` by all its regions in order, the kernels of each guarded
 /// by whether `choice` names that region (a case's value, or none of them
-/// for the default).
+/// for the default). The kernels of every region but the first end early
+/// where the choice leaves them out (guardLaunch): they come after another
+/// variant's kernels, by when the choice is made. (The first region's, and
+/// those of the ifs, the detections the variants share, come right after
+/// the choosing kernel: on an H100, 1x64 at 50%, early ends in every kernel
+/// cost 1.5 us a call, the first kernels reading the choice twice.)
 void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
                      Value choice) {
   Location loc = op.getLoc();
@@ -270,11 +365,12 @@ void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
     Value constant = arith::ConstantIntOp::create(b, loc, value, 32);
     return arith::CmpIOp::create(b, loc, predicate, chosen, constant);
   };
-  for (auto [value, region] : llvm::zip(cases, op.getCaseRegions()))
+  for (auto [number, value, region] :
+       llvm::enumerate(cases, op.getCaseRegions()))
     inlineGuarded(rewriter, region, choice,
                   [&, value = value](OpBuilder &b, Value chosen) {
       return compare(b, arith::CmpIPredicate::eq, chosen, value);
-    });
+    }, /*endsEarly=*/number > 0);
   inlineGuarded(rewriter, op.getDefaultRegion(), choice,
                 [&](OpBuilder &b, Value chosen) {
     Value none = arith::ConstantIntOp::create(b, loc, 1, 1);
@@ -282,7 +378,7 @@ void predicateSwitch(RewriterBase &rewriter, scf::IndexSwitchOp op,
       none = arith::AndIOp::create(
           b, loc, none, compare(b, arith::CmpIPredicate::ne, chosen, value));
     return none;
-  });
+  }, /*endsEarly=*/!cases.empty());
   rewriter.eraseOp(op);
 }
 
@@ -468,6 +564,9 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
                      /*dynamicSizes=*/ValueRange{},
                      /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
                      .getMemref();
+  // None chosen yet (the memsets at the call's start are one).
+  gpu::MemsetOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                        choice, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
   Value record = buildChoiceRecord(rewriter, op, slot);
   buildChoiceKernel(rewriter, loc, op, choice, record, slot,
                     unchosenKernelCosts(op, *users));

@@ -26,6 +26,8 @@ namespace mlir::pit {
 /// * each switch is replaced by all of its regions in order, each if by its
 ///   then-region, and each kernel of a region is guarded by a read of that
 ///   buffer: it does its work only when its region runs for that choice.
+///   The kernels of a switch's later regions read it before they wait for
+///   the kernels before them, and end at once where it leaves them out.
 ///   Allocations, deallocations and the memsets of buffers only those
 ///   regions use run whatever the choice (the memsets at the start).
 ///

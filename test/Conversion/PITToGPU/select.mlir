@@ -4,7 +4,9 @@
 // (every segment of A's 8 here: a sample needs 8 or more) is a memset and a
 // kernel that adds to the counts, with no positions; a one-block kernel sums
 // both counts in shared memory (by halves, 8 steps, no atomics) and writes
-// the chosen index into a device buffer. Each detection runs after the
+// the chosen index plus one into a device buffer (volatile: kernels may
+// read it while it is written; the buffer is cleared at the call's start,
+// so that none chosen yet reads as zero). Each detection runs after the
 // choice, its kernel doing its work only where a variant that reads its
 // index was chosen (the memset of its counts runs anyway, at the start of
 // the call: only those variants read them, and a memset between two
@@ -15,11 +17,12 @@
 // writes (freed after the variants); the dense fallback is a tensor-core
 // kernel with 128x128 blocks, chunks of 64 of k in 3 stages (96 KiB of
 // dynamic shared memory), and C's zero fill folded away. The device buffers
-// of the call (both indices and counts, the compacted copy, the choice) are
-// views of one allocation, made at its start, the buffers the call clears
-// first, in the order of their memsets: those memsets (both indices'
-// counts, both samples', the second one's moved up from between the two
-// sampling kernels) are one memset of 1024 bytes, before any kernel.
+// of the call (both indices and counts, the choice, the compacted copy)
+// are views of one allocation, made at its start, the buffers the call
+// clears first, in the order of their memsets: those memsets (both
+// indices' counts, both samples', the choice's, the second sample's moved
+// up from between the two sampling kernels) are one memset of 1280 bytes,
+// before any kernel.
 // The choosing kernel also writes its choice into slot 0 of the runtime's
 // record of choices (pitCudaChoiceRecord, asked at the entry; no store
 // where the runtime had none), which pitCudaLastChoice reads back.
@@ -31,10 +34,10 @@
 // CHECK: %[[COARSE:.+]] = memref.view %[[ARENA]][%c256][] : memref<140800xi8> to memref<8xi32>
 // CHECK: %[[FINE_SAMPLE:.+]] = memref.view %[[ARENA]][%c512][] : memref<140800xi8> to memref<8xi32>
 // CHECK: %[[COARSE_SAMPLE:.+]] = memref.view %[[ARENA]][%c768][] : memref<140800xi8> to memref<8xi32>
-// CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c9472][] : memref<140800xi8> to memref<1xi32>
+// CHECK: %[[CHOICE:.+]] = memref.view %[[ARENA]][%c1024][] : memref<140800xi8> to memref<1xi32>
 // CHECK: %[[COPY:.+]] = memref.view %[[ARENA]][%c9728][] : memref<140800xi8> to memref<8x256x32xf16>
 // CHECK-NOT: gpu.launch
-// CHECK: %[[CLEARED:.+]] = memref.view %[[ARENA]][%c0_7][] : memref<140800xi8> to memref<256xi32>
+// CHECK: %[[CLEARED:.+]] = memref.view %[[ARENA]][%c0_7][] : memref<140800xi8> to memref<320xi32>
 // CHECK: gpu.memset %[[CLEARED]]
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
@@ -63,7 +66,11 @@
 // CHECK-NEXT: arith.addf %{{.+}}, %[[OVERHEAD1]] : f64
 // CHECK: %[[DENSE:.+]] = arith.constant 1002.8286{{[0-9]*}} : f64
 // CHECK-NEXT: arith.cmpf olt, %[[DENSE]]
-// CHECK: memref.store %[[CHOSEN:.+]], %[[CHOICE]]
+// CHECK: %[[CHOSEN:.+]] = arith.index_cast %{{.+}} : index to i32
+// CHECK: %[[CHOICE_INDEX:.+]] = memref.extract_aligned_pointer_as_index %[[CHOICE]]
+// CHECK: %[[CHOICE_ADDRESS:.+]] = arith.index_cast %[[CHOICE_INDEX]] : index to i64
+// CHECK: %[[STORED:.+]] = arith.addi %[[CHOSEN]], %c1_i32 : i32
+// CHECK: llvm.inline_asm has_side_effects "st.volatile.b32 [$0], $1;", "l,r,~{memory}" %[[CHOICE_ADDRESS]], %[[STORED]]
 // CHECK: %[[WRITES:.+]] = arith.cmpi ne, %[[RECORD]], %{{.+}} : i64
 // CHECK: scf.if %[[WRITES]]
 // CHECK: %[[SLOT:.+]] = arith.addi %[[RECORD]], %c0_i64{{.*}} : i64
@@ -72,7 +79,8 @@
 // CHECK-NOT: scf.index_switch
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch
-// CHECK: %[[DETECT_CHOSEN:.+]] = memref.load %[[CHOICE]]
+// CHECK: %[[DETECT_STORED:.+]] = memref.load %[[CHOICE]]
+// CHECK: %[[DETECT_CHOSEN:.+]] = arith.subi %[[DETECT_STORED]], %c1_i32
 // CHECK: %[[DETECT_VARIANT:.+]] = arith.index_cast %[[DETECT_CHOSEN]] : i32 to index
 // CHECK: %[[DETECTS:.+]] = arith.cmpi eq, %[[DETECT_VARIANT]], %c0
 // CHECK: scf.if %[[DETECTS]]
@@ -81,18 +89,35 @@
 // CHECK: gpu.launch
 // CHECK: memref.load %[[CHOICE]]
 // CHECK: gpu.launch {{.*}} workgroup({{.*}} : memref<2x32x32xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<2x32x256xf16, #gpu.address_space<workgroup>>)
-// CHECK: %[[CHOSEN0:.+]] = memref.load %[[CHOICE]]
+// CHECK: %[[STORED0:.+]] = memref.load %[[CHOICE]]
+// CHECK: %[[CHOSEN0:.+]] = arith.subi %[[STORED0]], %c1_i32
 // CHECK: %[[IS0:.+]] = arith.cmpi eq, %[[CHOSEN0]], %c0_i32
 // CHECK: scf.if %[[IS0]]
+// The kernels of the second variant and of dense come after another
+// variant's: they read the choice before waiting for the kernels before
+// them, and where it is written and leaves them out, end there.
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c73728_i32
-// CHECK: %[[CHOSEN1:.+]] = memref.load %[[CHOICE]]
+// CHECK: %[[EARLY1:.+]] = llvm.inline_asm has_side_effects "ld.volatile.b32 $0, [$1];", "=r,l"
+// CHECK: %[[WRITTEN1:.+]] = arith.cmpi uge, %[[EARLY1]], %c1_i32
+// CHECK: %[[EARLY_CHOSEN1:.+]] = arith.subi %[[EARLY1]], %c1_i32
+// CHECK: %[[EARLY_IS1:.+]] = arith.cmpi eq, %[[EARLY_CHOSEN1]], %c1_i32
+// CHECK: %[[NOT1:.+]] = arith.xori %[[EARLY_IS1]], %true
+// CHECK: %[[LEFT_OUT1:.+]] = arith.andi %[[WRITTEN1]], %[[NOT1]]
+// CHECK: %[[RUNS1:.+]] = arith.xori %[[LEFT_OUT1]], %true
+// CHECK: scf.if %[[RUNS1]] {
+// CHECK-NEXT: llvm.inline_asm has_side_effects {pit.dependent_wait} "", "~{memory}"
+// CHECK-NEXT: %[[CHOSEN1:.+]] = scf.if %[[WRITTEN1]] -> (i32) {
+// CHECK-NEXT: scf.yield %[[EARLY_CHOSEN1]]
+// CHECK: memref.load %[[CHOICE]]
 // CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[CHOSEN1]], %c1_i32
 // CHECK: scf.if %[[IS1]]
 // CHECK: memref.view {{.*}} to memref<2x32x64xf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<2x64x256xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: gpu.memset
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c98304_i32
-// CHECK: %[[CHOSEN2:.+]] = memref.load %[[CHOICE]]
+// CHECK: llvm.inline_asm has_side_effects "ld.volatile.b32 $0, [$1];", "=r,l"
+// CHECK: {pit.dependent_wait}
+// CHECK: %[[CHOSEN2:.+]] = scf.if
 // CHECK: arith.cmpi ne, %[[CHOSEN2]], %c0_i32
 // CHECK: arith.cmpi ne, %[[CHOSEN2]], %c1_i32
 // CHECK: memref.view {{.*}} to memref<3x128x64xf16, #gpu.address_space<workgroup>>

@@ -44,6 +44,12 @@ static LogicalResult verifySparseMark(Operation *op, SparseAttr mark) {
 
 LogicalResult PITDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
+  if (attribute.getName() == getDependentWaitAttrName()) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError("'")
+             << getDependentWaitAttrName() << "' expects a unit attribute";
+    return success();
+  }
   if (attribute.getName() != getSparseAttrName())
     return op->emitError("unknown pit dialect attribute '")
            << attribute.getName().getValue() << "'";

@@ -37,7 +37,8 @@ def PIT_Dialect : Dialect {
     attribute, which this dialect verifies.
   }];
   let useDefaultAttributePrinterParser = 1;
-  // Verifies the discardable `pit.sparse` mark on the ops it is attached to.
+  // Verifies the discardable `pit.sparse` and `pit.dependent_wait` marks on
+  // the ops they are attached to.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
@@ -46,6 +47,15 @@ def PIT_Dialect : Dialect {
     /// operand on a linalg operation.
     static constexpr ::llvm::StringLiteral getSparseAttrName() {
       return ::llvm::StringLiteral("pit.sparse");
+    }
+
+    /// Name of the discardable unit attribute that marks, in a kernel, the
+    /// point (an empty inline asm) where it starts to depend on the kernels
+    /// before it in the stream: pit-dependent-launch puts its wait for them
+    /// there instead of at the kernel's start. A guarded kernel that reads
+    /// the choice early and is not chosen ends before it, without waiting.
+    static constexpr ::llvm::StringLiteral getDependentWaitAttrName() {
+      return ::llvm::StringLiteral("pit.dependent_wait");
     }
   }];
 }
