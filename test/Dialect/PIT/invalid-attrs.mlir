@@ -76,3 +76,11 @@ func.func @mark_kind(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64
 func.func @unknown() attributes {pit.dense} {
   return
 }
+
+// -----
+
+func.func @dependent_wait_kind() {
+  // expected-error @+1 {{'pit.dependent_wait' expects a unit attribute}}
+  llvm.inline_asm has_side_effects {pit.dependent_wait = 1 : i32} "", "~{memory}" : () -> ()
+  return
+}

@@ -34,7 +34,10 @@ def PIT_Dialect : Dialect {
     The ops work on buffers (memrefs): they are produced after bufferization
     and lower to loops on the CPU or to gpu kernels. A linalg operation names
     its dynamically sparse operand with the discardable `pit.sparse`
-    attribute, which this dialect verifies.
+    attribute, which this dialect verifies. The GPU lowering marks, with the
+    discardable unit attribute `pit.dependent_wait`, where a kernel of a
+    run-time selection starts to depend on the kernels before it (the
+    `pit-dependent-launch` pass puts its wait there).
   }];
   let useDefaultAttributePrinterParser = 1;
   // Verifies the discardable `pit.sparse` and `pit.dependent_wait` marks on
