@@ -71,9 +71,10 @@ struct PITDependentLaunchPass
       createMemoryOrderedAsm(b, loc, kLaunchDependents);
       // The wait goes where the kernel marks it, or at its start. A kernel
       // that ends without waiting completes only after the kernels before
-      // it all the same (an H100, 2026-11-24: a kernel waiting after one
-      // that exited at once, 98 us before the one before that ended, always
-      // saw that one's writes), so its dependents' wait still covers them.
+      // it all the same (bench/probes/dependent_completion.cu on an H100: a
+      // kernel waiting after ones that ended at once, 86-100 us before the
+      // one before them wrote, always read that write), so its dependents'
+      // wait still covers them.
       SmallVector<Operation *> marks = findDependentWaits(func);
       if (marks.empty())
         createMemoryOrderedAsm(b, loc, kWait);

@@ -220,7 +220,8 @@ def PITDependentLaunch : Pass<"pit-dependent-launch", "::mlir::gpu::GPUModuleOp"
       reads the run-time choice first and ends without waiting where it is
       not chosen), there, in place of each mark. A kernel that ends without
       waiting completes only after the kernels before it all the same
-      (measured on an H100), so its dependents' wait covers them.
+      (measured on an H100: `bench/probes/dependent_completion.cu`), so its
+      dependents' wait covers them.
 
     Both are inline PTX that clobbers memory (`llvm.inline_asm`): the NVVM
     intrinsics are declared not to touch memory, which would let LLVM move
