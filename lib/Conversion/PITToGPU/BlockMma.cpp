@@ -1253,6 +1253,8 @@ void BlockMma::copyBlocksOfB(Value mapB, Value stage, Value n0, Value k0,
 
 void BlockMma::copyBWithTensorMap(Value mapB, Value stage, Value n0, Value k0,
                                   Value full) {
+  NVVM::MBarrierExpectTxOp::create(b, loc, full,
+                                   k.i32(shape.k * shape.n * 2));
   copyBlocksOfB(mapB, stage, n0, k0, /*firstBlock=*/k.index(0),
                 shape.n / kSwizzleRowElements, full, /*multicastMask=*/Value());
 }

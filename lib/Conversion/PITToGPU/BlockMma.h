@@ -222,9 +222,10 @@ public:
 
   /// Copies rows [k0, k0 + k) of B's columns [n0, n0 + n) into `stage` of
   /// sB with the TMA (one thread; `mapB`: the device address, i64, of B's
-  /// tensor map in boxes of k x 64), in the layout wgmma reads; the copies
-  /// complete their k x n x 2 bytes on the mbarrier `full`, which the
-  /// caller asks to expect them (sm_90a).
+  /// tensor map in boxes of k x 64), in the layout wgmma reads. The
+  /// mbarrier `full` is first asked to expect their k x n x 2 bytes
+  /// (expect_tx, not an arrival: the caller arrives on it), which the
+  /// copies then complete (sm_90a).
   void copyBWithTensorMap(Value mapB, Value stage, Value n0, Value k0,
                           Value full);
 

@@ -34,26 +34,6 @@ constexpr int64_t kChoiceThreads = 256;
 /// for the kernels before it tells a choice from none yet (guardLaunch).
 constexpr int64_t kChoiceBias = 1;
 
-/// Emits inline PTX `instruction` with `constraints` on `operands`, with
-/// side effects, that returns `result` (or nothing where it is null).
-LLVM::InlineAsmOp createInlineAsm(OpBuilder &b, Location loc, Type result,
-                                  ValueRange operands, StringRef instruction,
-                                  StringRef constraints) {
-  return LLVM::InlineAsmOp::create(
-      b, loc, result, operands, b.getStringAttr(instruction),
-      b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
-      /*is_align_stack=*/nullptr,
-      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
-      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
-}
-
-/// The address (i64) of the choice buffer `choice` (memref<1xi32>).
-Value choiceAddress(OpBuilder &b, Location loc, Value choice) {
-  return arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, choice));
-}
-
 /// What a guarded kernel that is not chosen still costs: it launches, its
 /// blocks read the choice and exit, wave after wave. On an H100
 /// (timelines of selecting calls and bench/probes/conditional_nodes.cu,
@@ -210,11 +190,11 @@ void buildChoiceKernel(OpBuilder &b, Location loc, SelectOp op, Value choice,
   Value narrow =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), chosen);
   // Volatile: the guarded kernels may read it while it is written.
-  createInlineAsm(b, loc, Type(),
-                  ValueRange{choiceAddress(b, loc, choice),
-                             arith::AddIOp::create(b, loc, narrow,
-                                                   k.i32(kChoiceBias))},
-                  "st.volatile.b32 [$0], $1;", "l,r,~{memory}");
+  k.inlinePtx(/*result=*/Type(),
+              ValueRange{k.elementAddress(choice, {k.index(0)}),
+                         arith::AddIOp::create(b, loc, narrow,
+                                               k.i32(kChoiceBias))},
+              "st.volatile.b32 [$0], $1;", "l,r,~{memory}");
   if (!record)
     return;
   Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
@@ -278,34 +258,31 @@ void guardLaunch(RewriterBase &rewriter, gpu::LaunchOp launch, Value choice,
     guard = chosen;
     then = chosen.thenBlock();
   } else {
-    Value early =
-        createInlineAsm(rewriter, loc, rewriter.getI32Type(),
-                        ValueRange{choiceAddress(rewriter, loc, choice)},
-                        "ld.volatile.b32 $0, [$1];", "=r,l")
-            .getResult(0);
-    Value written = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::uge, early, bias);
+    Value address = k.elementAddress(choice, {k.index(0)});
+    Value early = k.inlinePtx(rewriter.getI32Type(), ValueRange{address},
+                              "ld.volatile.b32 $0, [$1];", "=r,l")
+                      .getResult(0);
+    Value notYet = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, early, bias);
     Value earlyChoice = arith::SubIOp::create(rewriter, loc, early, bias);
-    Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-    Value leftOut = arith::AndIOp::create(
-        rewriter, loc, written,
-        arith::XOrIOp::create(rewriter, loc, isChosen(rewriter, earlyChoice),
-                              yes));
+    // It runs on (and waits) unless the choice is made and leaves it out.
     auto runs = scf::IfOp::create(
-        rewriter, loc, arith::XOrIOp::create(rewriter, loc, leftOut, yes),
+        rewriter, loc,
+        arith::OrIOp::create(rewriter, loc, notYet,
+                             isChosen(rewriter, earlyChoice)),
         /*withElse=*/false);
     guard = runs;
     rewriter.setInsertionPoint(runs.thenBlock()->getTerminator());
-    createInlineAsm(rewriter, loc, Type(), ValueRange{}, "", "~{memory}")
+    k.inlinePtx(/*result=*/Type(), ValueRange{}, "", "~{memory}")
         ->setAttr(PITDialect::getDependentWaitAttrName(),
                   rewriter.getUnitAttr());
     auto read = scf::IfOp::create(
-        rewriter, loc, written,
-        [&](OpBuilder &b, Location loc) {
-          scf::YieldOp::create(b, loc, earlyChoice);
-        },
+        rewriter, loc, notYet,
         [&](OpBuilder &b, Location loc) {
           scf::YieldOp::create(b, loc, loadChoice(b, loc));
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, earlyChoice);
         });
     auto chosen = scf::IfOp::create(rewriter, loc,
                                     isChosen(rewriter, read.getResult(0)),
@@ -566,7 +543,8 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
                      .getMemref();
   // None chosen yet (the memsets at the call's start are one).
   gpu::MemsetOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
-                        choice, arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+                        choice,
+                        arith::ConstantIntOp::create(rewriter, loc, 0, 32));
   Value record = buildChoiceRecord(rewriter, op, slot);
   buildChoiceKernel(rewriter, loc, op, choice, record, slot,
                     unchosenKernelCosts(op, *users));

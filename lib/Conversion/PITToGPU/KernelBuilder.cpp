@@ -121,6 +121,17 @@ Value KernelBuilder::elementAddress(Value memref, ValueRange indices) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), add(base, bytes));
 }
 
+LLVM::InlineAsmOp KernelBuilder::inlinePtx(Type result, ValueRange operands,
+                                           StringRef instruction,
+                                           StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, result, operands, b.getStringAttr(instruction),
+      b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+      /*is_align_stack=*/nullptr,
+      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+}
+
 bool mlir::pit::hasEvenRows(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   return type.getLayout().isIdentity() && type.getShape().back() % 2 == 0;

@@ -10,6 +10,7 @@
 #define PIT_LIB_CONVERSION_PITTOGPU_KERNELBUILDER_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::pit {
@@ -78,6 +79,11 @@ struct KernelBuilder {
   /// The byte address (i64) of element `indices` of `memref`, static and
   /// laid out row after row: what inline PTX and NVVM's pointer ops take.
   Value elementAddress(Value memref, ValueRange indices);
+  /// Inline PTX `instruction` on `operands` with `constraints`, with side
+  /// effects (it stays where it is built), returning `result` (or nothing
+  /// where it is null).
+  LLVM::InlineAsmOp inlinePtx(Type result, ValueRange operands,
+                              StringRef instruction, StringRef constraints);
 
   /// Element `indices` (an even column) of `memref` and the next one, as
   /// one access of a vector<2>: rows of even length, contiguous

@@ -76,13 +76,10 @@ void buildVectorAtomicAdd(OpBuilder &b, Location loc, Value memref,
   }
   SmallVector<Value> operands{address};
   operands.append(values.begin(), values.end());
-  LLVM::InlineAsmOp::create(
-      b, loc, /*res=*/Type(), operands,
-      b.getStringAttr("red.global.add.v" + std::to_string(values.size()) +
-                      ".f32 [$0], {" + registers + "};"),
-      b.getStringAttr(constraints), b.getUnitAttr(), /*is_align_stack=*/nullptr,
-      LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
-      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+  k.inlinePtx(/*result=*/Type(), operands,
+              "red.global.add.v" + std::to_string(values.size()) +
+                  ".f32 [$0], {" + registers + "};",
+              constraints);
 }
 
 /// Whether the kernels can write a C of `outputType` for inputs of

@@ -665,10 +665,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
       k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                       producerLane, k.index(0)),
                 [&] {
-        Value full = stageBarriers.full(stage);
-        NVVM::MBarrierExpectTxOp::create(b, loc, full,
-                                         k.i32(s.k * s.n * 2));
-        mma.copyBWithTensorMap(mapB, stage, n0, k0, full);
+        mma.copyBWithTensorMap(mapB, stage, n0, k0, stageBarriers.full(stage));
       });
       return;
     }

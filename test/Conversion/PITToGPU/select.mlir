@@ -68,7 +68,8 @@
 // CHECK-NEXT: arith.cmpf olt, %[[DENSE]]
 // CHECK: %[[CHOSEN:.+]] = arith.index_cast %{{.+}} : index to i32
 // CHECK: %[[CHOICE_INDEX:.+]] = memref.extract_aligned_pointer_as_index %[[CHOICE]]
-// CHECK: %[[CHOICE_ADDRESS:.+]] = arith.index_cast %[[CHOICE_INDEX]] : index to i64
+// CHECK: %[[CHOICE_BYTE:.+]] = arith.addi %[[CHOICE_INDEX]], %{{.+}} : index
+// CHECK: %[[CHOICE_ADDRESS:.+]] = arith.index_cast %[[CHOICE_BYTE]] : index to i64
 // CHECK: %[[STORED:.+]] = arith.addi %[[CHOSEN]], %c1_i32 : i32
 // CHECK: llvm.inline_asm has_side_effects "st.volatile.b32 [$0], $1;", "l,r,~{memory}" %[[CHOICE_ADDRESS]], %[[STORED]]
 // CHECK: %[[WRITES:.+]] = arith.cmpi ne, %[[RECORD]], %{{.+}} : i64
@@ -98,17 +99,16 @@
 // them, and where it is written and leaves them out, end there.
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c73728_i32
 // CHECK: %[[EARLY1:.+]] = llvm.inline_asm has_side_effects "ld.volatile.b32 $0, [$1];", "=r,l"
-// CHECK: %[[WRITTEN1:.+]] = arith.cmpi uge, %[[EARLY1]], %c1_i32
+// CHECK: %[[NOT_YET1:.+]] = arith.cmpi ult, %[[EARLY1]], %c1_i32
 // CHECK: %[[EARLY_CHOSEN1:.+]] = arith.subi %[[EARLY1]], %c1_i32
 // CHECK: %[[EARLY_IS1:.+]] = arith.cmpi eq, %[[EARLY_CHOSEN1]], %c1_i32
-// CHECK: %[[NOT1:.+]] = arith.xori %[[EARLY_IS1]], %true
-// CHECK: %[[LEFT_OUT1:.+]] = arith.andi %[[WRITTEN1]], %[[NOT1]]
-// CHECK: %[[RUNS1:.+]] = arith.xori %[[LEFT_OUT1]], %true
+// CHECK: %[[RUNS1:.+]] = arith.ori %[[NOT_YET1]], %[[EARLY_IS1]]
 // CHECK: scf.if %[[RUNS1]] {
 // CHECK-NEXT: llvm.inline_asm has_side_effects {pit.dependent_wait} "", "~{memory}"
-// CHECK-NEXT: %[[CHOSEN1:.+]] = scf.if %[[WRITTEN1]] -> (i32) {
-// CHECK-NEXT: scf.yield %[[EARLY_CHOSEN1]]
+// CHECK-NEXT: %[[CHOSEN1:.+]] = scf.if %[[NOT_YET1]] -> (i32) {
 // CHECK: memref.load %[[CHOICE]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[EARLY_CHOSEN1]]
 // CHECK: %[[IS1:.+]] = arith.cmpi eq, %[[CHOSEN1]], %c1_i32
 // CHECK: scf.if %[[IS1]]
 // CHECK: memref.view {{.*}} to memref<2x32x64xf16, #gpu.address_space<workgroup>>
