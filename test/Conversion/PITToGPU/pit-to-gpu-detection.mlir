@@ -5,11 +5,16 @@
 // and the first of them holds the flag. Gathered along rows, each micro-tile
 // column is its own segment, with a micro-tile in every band (row): a thread
 // scans 16 rows of its vector column (16 threads of 32 vectors: 4 blocks)
-// and claims its column's slots once for all of them.
+// and claims its column's slots once for all of them. A row is tested as
+// 32-bit words without the halves' sign bits (-0 is zero), OR-ed: whether
+// any lane is non-zero, without comparing each.
 // CHECK-LABEL: func @rows_1x64
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
 // CHECK-COUNT-16: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
-// CHECK:   vector.reduction <or>
+// CHECK-NOT: arith.cmpf
+// CHECK:   %[[WORDS:.+]] = vector.bitcast %{{.+}} : vector<8xf16> to vector<4xi32>
+// CHECK:   arith.andi %[[WORDS]], %cst{{.*}} : vector<4xi32>
+// CHECK:   vector.reduction <or>, %{{.+}} : vector<4xi32> into i32
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c4_i32
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c2_i32
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c1_i32
@@ -76,11 +81,17 @@ func.func @k_16x16_short_rows(%a: memref<256x128xf16>, %b: memref<128x128xf16>, 
 // rows each (8 bands x 32 vectors x 4 lanes: 8 blocks). The 4 lanes OR
 // their flags (xor shuffles 1, 2); the warp claims once; the first of the 4
 // records the positions; each lane writes its 8 rows of a micro-tile column
-// as one 16-byte piece, next to those of the other three.
+// as one 16-byte piece, next to those of the other three. The 8 rows'
+// magnitude words (0x7FFF in each half) are OR-ed, and each lane is tested
+// once, as a 16-bit integer.
 // CHECK-LABEL: func @k_32x1_compacted
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
 // CHECK-COUNT-8: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
 // CHECK-NOT: vector.load
+// CHECK: arith.constant dense<2147450879> : vector<4xi32>
+// CHECK-COUNT-8: arith.andi %{{.+}}, %{{.+}} : vector<4xi32>
+// CHECK: %[[LANES:.+]] = vector.bitcast %{{.+}} : vector<4xi32> to vector<8xi16>
+// CHECK: arith.cmpi ne, %[[LANES]], %{{.+}} : vector<8xi16>
 // CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
 // CHECK: gpu.shuffle  xor %{{.+}}, %c2_i32
 // CHECK-COUNT-5: gpu.shuffle  up
