@@ -7,8 +7,10 @@
 // and a stream-ordered call never reads back), so every call with the same
 // arguments on the same stream issues the same work. The second such call
 // is recorded: each piece of work its host code would queue is added to a
-// graph instead (its allocation as the graph's own, freed in it), and the
-// graph is launched; later calls launch the graph again: one driver call.
+// graph instead, and the graph is launched; later calls launch the graph
+// again: one driver call. What the call allocates (and frees) becomes a
+// workspace of its function on its stream, which every graph of that
+// function on that stream shares, not an allocation of the graph's own.
 // No stream is captured: a capture would make other threads' device-wide
 // synchronisations fail while it lasts.
 //
@@ -40,7 +42,6 @@ namespace {
 /// Enough for the calls a loop alternates between (the benchmark's: two
 /// libraries on six inputs each), while bounding the graphs kept.
 constexpr size_t kMaxCallGraphs = 64;
-constexpr size_t kDroppedGraphsPerTrim = 16;
 
 struct CallKey {
   std::vector<uint64_t> words;
@@ -67,8 +68,13 @@ struct Recording {
   CUgraphNode last = nullptr;
   bool lastIsKernel = false;
   uint64_t dependentLaunches = 0;
-  /// The graph's allocations not yet freed in it: a graph launched again
-  /// while one of its allocations is still live fails.
+  /// Whose call it is: the workspaces it allocates in are theirs.
+  PITCudaCallBody body = nullptr;
+  CUstream stream = nullptr;
+  /// The allocations made so far, and those not yet freed: the next call
+  /// reuses the workspaces, so a call that keeps one (returns it) cannot be
+  /// a graph.
+  unsigned allocations = 0;
   std::vector<CUdeviceptr> live;
   /// Why the call cannot be a graph; empty while it can. A driver's failure
   /// may pass (`retry`); what the call does would not.
@@ -77,6 +83,49 @@ struct Recording {
 };
 
 thread_local Recording *activeRecording = nullptr;
+
+/// The device memory of recorded calls: a buffer for each allocation a
+/// function's host code makes (the n-th of a call), on each stream. Every
+/// graph of that function on that stream uses it, one after the other, as
+/// the stream runs them. Graph allocation nodes (an allocation and its free
+/// in each graph) cost a call about 0.7-0.9 us more on an H100
+/// (docs/BENCHMARKS.md, "Graphs without allocation nodes").
+struct Workspaces {
+  struct Key {
+    PITCudaCallBody body;
+    CUstream stream;
+    unsigned ordinal;
+    bool operator==(const Key &other) const {
+      return body == other.body && stream == other.stream &&
+             ordinal == other.ordinal;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key &key) const {
+      return (std::hash<const void *>()(reinterpret_cast<const void *>(
+                  key.body)) *
+                  31 +
+              std::hash<CUstream>()(key.stream)) *
+                 31 +
+             key.ordinal;
+    }
+  };
+  struct Buffer {
+    CUdeviceptr pointer = 0;
+    size_t bytes = 0;
+  };
+  std::mutex mutex;
+  std::unordered_map<Key, Buffer, KeyHash> buffers;
+  /// Buffers that a larger one replaced (graphs queued before may still use
+  /// them), with their streams: freed with the rest.
+  std::vector<std::pair<Buffer, CUstream>> outgrown;
+};
+
+/// Never destroyed (see callGraphs).
+Workspaces &workspaces() {
+  static Workspaces *all = new Workspaces;
+  return *all;
+}
 
 /// A recorded call's executable graph. Shared, so that a thread launches
 /// it without holding the cache's lock; a graph still running when the
@@ -115,8 +164,6 @@ struct CallGraphs {
   std::mutex mutex;
   std::unordered_map<CallKey, CallGraph, CallKeyHash> calls;
   uint64_t clock = 0;
-  /// Graphs dropped since the graph memory was last trimmed.
-  size_t droppedGraphs = 0;
   std::atomic<bool> enabled{true};
   std::atomic<uint64_t> launches{0};
   /// The host code (bodies) whose calls were said to run launch by launch:
@@ -136,15 +183,6 @@ CallGraphs &callGraphs() {
   return *graphs;
 }
 
-/// Returns to the driver the graph memory that dropped graphs used (it
-/// keeps it cached until then). Quietly: also at process exit, when the
-/// driver may be gone.
-void trimGraphMemory() {
-  CUdevice device = 0;
-  if (cuCtxGetDevice(&device) == CUDA_SUCCESS)
-    cuDeviceGraphMemTrim(device);
-}
-
 /// Drops least recently used keys until there is room for one more, but
 /// none that a thread records (a graph that a thread is launching goes
 /// once that launch is queued). `graphs.mutex` is held.
@@ -158,14 +196,7 @@ void makeRoom(CallGraphs &graphs) {
         oldest = it;
     if (oldest == graphs.calls.end())
       break;
-    graphs.droppedGraphs += oldest->second.graph != nullptr;
     graphs.calls.erase(oldest);
-  }
-  // Now and then, not at every drop: calls whose tensors keep changing
-  // drop a graph a call.
-  if (graphs.droppedGraphs >= kDroppedGraphsPerTrim) {
-    trimGraphMemory();
-    graphs.droppedGraphs = 0;
   }
 }
 
@@ -214,6 +245,8 @@ CUgraphExec record(PITCudaCallBody body, const void *closure,
   if (!checkRecording(recording, cuGraphCreate(&recording.graph, 0),
                       "cuGraphCreate(&graph, 0)"))
     return nullptr;
+  recording.body = body;
+  recording.stream = callStream();
   activeRecording = &recording;
   body(closure);
   activeRecording = nullptr;
@@ -304,26 +337,28 @@ CUdeviceptr pit::runtime::recordAllocation(size_t bytes) {
   Recording *recording = liveRecording();
   if (!recording)
     return 0;
-  CUDA_MEM_ALLOC_NODE_PARAMS allocation = {};
-  allocation.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-  allocation.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  allocation.poolProps.location.id = callDevice();
-  allocation.bytesize = bytes;
-  CUgraphNode node = nullptr;
-  if (!PIT_RECORD(cuGraphAddMemAllocNode(&node, recording->graph, nullptr, 0,
-                                         &allocation)))
-    return 0;
-  append(recording, node, false);
-  recording->live.push_back(allocation.dptr);
-  return allocation.dptr;
+  Workspaces &all = workspaces();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  Workspaces::Buffer &buffer = all.buffers[{recording->body, recording->stream,
+                                            recording->allocations++}];
+  if (buffer.bytes < bytes) {
+    // Stream-ordered: the graphs that use it come later on that stream.
+    CUdeviceptr pointer = 0;
+    if (!PIT_RECORD(cuMemAllocAsync(&pointer, bytes, recording->stream)))
+      return 0;
+    if (buffer.pointer)
+      all.outgrown.push_back({buffer, recording->stream});
+    buffer = {pointer, bytes};
+  }
+  recording->live.push_back(buffer.pointer);
+  return buffer.pointer;
 }
 
 void pit::runtime::recordFree(CUdeviceptr pointer) {
   Recording *recording = liveRecording();
-  CUgraphNode node = nullptr;
   if (!recording || !pointer)
     return;
-  // Memory the graph did not allocate (a caller's) is not its to free.
+  // Memory the call did not allocate (a caller's) is not its to free.
   auto live =
       std::find(recording->live.begin(), recording->live.end(), pointer);
   if (live == recording->live.end()) {
@@ -331,9 +366,6 @@ void pit::runtime::recordFree(CUdeviceptr pointer) {
     return;
   }
   recording->live.erase(live);
-  if (PIT_RECORD(
-          cuGraphAddMemFreeNode(&node, recording->graph, nullptr, 0, pointer)))
-    append(recording, node, false);
 }
 
 bool pit::runtime::abandonRecording(const char *why) {
@@ -347,11 +379,17 @@ bool pit::runtime::abandonRecording(const char *why) {
 void pit::runtime::forgetCallGraphs() {
   CallGraphs &graphs = callGraphs();
   std::lock_guard<std::mutex> lock(graphs.mutex);
-  if (graphs.calls.empty())
-    return;
   graphs.calls.clear();
-  graphs.droppedGraphs = 0;
-  trimGraphMemory();
+  // After the graphs queued on their streams. Quietly: also at process
+  // exit, and a stream may be gone (the driver then frees at exit).
+  Workspaces &all = workspaces();
+  std::lock_guard<std::mutex> workspacesLock(all.mutex);
+  for (auto &[key, buffer] : all.buffers)
+    cuMemFreeAsync(buffer.pointer, key.stream);
+  for (auto &[buffer, stream] : all.outgrown)
+    cuMemFreeAsync(buffer.pointer, stream);
+  all.buffers.clear();
+  all.outgrown.clear();
 }
 
 PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,

@@ -67,8 +67,9 @@ void recordLaunch(CUfunction function, const CUlaunchConfig &config,
 void recordMemset(CUdeviceptr destination, unsigned value,
                   unsigned elementSize, size_t count);
 
-/// Adds an allocation of `bytes`, and returns its address in the graph's
-/// launches (0 once the recording is abandoned); and its free.
+/// The call's next allocation of `bytes`: the address of its workspace
+/// (shared by the graphs of its function on its stream; 0 once the
+/// recording is abandoned); and its free, which queues nothing.
 CUdeviceptr recordAllocation(size_t bytes);
 void recordFree(CUdeviceptr pointer);
 

@@ -234,8 +234,8 @@ def check_call_graphs(runtime, directory):
     ok &= counted
 
     # More keys than the runtime keeps (64): the least recently used are
-    # dropped, their memory freed after their last launch, while calls of
-    # the others go on; a dropped key's calls then record a graph again.
+    # dropped, their graphs destroyed after their last launch, while calls
+    # of the others go on; a dropped key's calls then record a graph again.
     pool = torch.empty(70 * 8 + 256 * 256, dtype=torch.float16, device="cuda")
     views = [pool[8 * i:8 * i + 256 * 256].view(256, 256) for i in range(70)]
     graph_launches = runtime.pitCudaCallGraphLaunchCount()
@@ -254,6 +254,35 @@ def check_call_graphs(runtime, directory):
     print(f"call graphs: 72 keys, {launched} graph launches (expected 144) "
           f"{'PASS' if evicted else 'FAIL'}")
     ok &= evicted
+
+    # Graphs of one function on different tensors share its workspace (the
+    # index, the counts, the choice): calls going round three sets of
+    # tensors, each with a pattern of its own, queued without waiting (the
+    # first round launch by launch, the second recording, the third
+    # launching the graphs), each result right.
+    sets = [(fresh(torch.float16), fresh(torch.float16), fresh(c_type))
+            for _ in range(3)]
+    refs = []
+    for (a_i, b_i, _), sparsity in zip(sets, params["choices"]):
+        a_i.copy_(sparsify((torch.rand(256, 256, device="cuda") * 2 - 1)
+                           .half(), [32, 1], sparsity))
+        b_i.copy_((torch.rand(256, 256, device="cuda") * 2 - 1).half())
+        refs.append(a_i.double() @ b_i.double())
+    graph_launches = runtime.pitCudaCallGraphLaunchCount()
+    shared = True
+    for _ in range(3):
+        for a_i, b_i, c_i in sets:
+            c_i.fill_(float("nan"))
+        for a_i, b_i, c_i in sets:
+            kernel(a_i, b_i, c_i)
+        torch.cuda.synchronize()
+        shared &= all(relative_error(c_i, ref) < TOLERANCE[c_type]
+                      for (_, _, c_i), ref in zip(sets, refs))
+    launched = runtime.pitCudaCallGraphLaunchCount() - graph_launches
+    shared &= launched == 6
+    print(f"call graphs: 3 sets of tensors in turn, {launched} graph launches "
+          f"(expected 6), results {'PASS' if shared else 'FAIL'}")
+    ok &= shared
 
     c32 = fresh(torch.float32)
 
@@ -276,8 +305,8 @@ def check_call_graphs(runtime, directory):
         return runtime.pitCudaCallGraphLaunchCount() - graph_launches
 
     # A program whose host code leaves an allocation unfreed cannot be a
-    # graph (a graph is not launched again while one of its allocations
-    # lives): its calls with the same tensors run launch by launch, right.
+    # graph (its next call would reuse the workspace the first one kept):
+    # its calls with the same tensors run launch by launch, right.
     none = accumulating_calls("small_matmul_unfreed_256_32x1_2",
                               "unfreed temporary") == 0
     print(f"call graphs: a call that leaves an allocation unfreed runs launch "
