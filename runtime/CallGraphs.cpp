@@ -60,6 +60,63 @@ struct CallKeyHash {
   }
 };
 
+/// Device memory of recorded calls: the n-th allocation of a function's
+/// call on a stream. Every graph of that function on that stream uses the
+/// same one, one graph after the other, as the stream runs them, instead of
+/// an allocation node and a free node of its own (those cost a call
+/// 0.7-0.9 us more on an H100: docs/BENCHMARKS.md, the runs of 2026-11-24
+/// 08:4x UTC). Held by the graphs (and recordings) that use it and by
+/// the table of workspaces, which lets go of it when a module is unloaded;
+/// freed after its last holder, once the device is idle: a graph may still
+/// run on a stream that its caller has since destroyed.
+struct Workspace {
+  CUdeviceptr pointer = 0;
+  size_t bytes = 0;
+  Workspace(CUdeviceptr pointer, size_t bytes)
+      : pointer(pointer), bytes(bytes) {}
+  Workspace(const Workspace &) = delete;
+  Workspace &operator=(const Workspace &) = delete;
+  /// Quietly: also at process exit, when the driver may be gone (ready()
+  /// only makes the device's context current on this thread).
+  ~Workspace() {
+    (void)ready();
+    if (cuCtxSynchronize() == CUDA_SUCCESS)
+      cuMemFree(pointer);
+  }
+};
+
+struct WorkspaceKey {
+  PITCudaCallBody body;
+  CUstream stream;
+  unsigned ordinal;
+  bool operator==(const WorkspaceKey &other) const {
+    return body == other.body && stream == other.stream &&
+           ordinal == other.ordinal;
+  }
+};
+
+struct WorkspaceKeyHash {
+  size_t operator()(const WorkspaceKey &key) const {
+    size_t hash = std::hash<const void *>()(
+        reinterpret_cast<const void *>(key.body));
+    hash = hash * 31 + std::hash<CUstream>()(key.stream);
+    return hash * 31 + key.ordinal;
+  }
+};
+
+struct Workspaces {
+  std::mutex mutex;
+  std::unordered_map<WorkspaceKey, std::shared_ptr<Workspace>,
+                     WorkspaceKeyHash>
+      table;
+};
+
+/// Never destroyed (see callGraphs).
+Workspaces &workspaces() {
+  static Workspaces *all = new Workspaces;
+  return *all;
+}
+
 /// A graph being built from the work a call's host code queues.
 struct Recording {
   CUgraph graph = nullptr;
@@ -75,6 +132,7 @@ struct Recording {
   /// reuses the workspaces, so a call that keeps one (returns it) cannot be
   /// a graph.
   unsigned allocations = 0;
+  std::vector<std::shared_ptr<Workspace>> workspaces;
   std::vector<CUdeviceptr> live;
   /// Why the call cannot be a graph; empty while it can. A driver's failure
   /// may pass (`retry`); what the call does would not.
@@ -84,61 +142,22 @@ struct Recording {
 
 thread_local Recording *activeRecording = nullptr;
 
-/// The device memory of recorded calls: a buffer for each allocation a
-/// function's host code makes (the n-th of a call), on each stream. Every
-/// graph of that function on that stream uses it, one after the other, as
-/// the stream runs them. Graph allocation nodes (an allocation and its free
-/// in each graph) cost a call about 0.7-0.9 us more on an H100
-/// (docs/BENCHMARKS.md, "Graphs without allocation nodes").
-struct Workspaces {
-  struct Key {
-    PITCudaCallBody body;
-    CUstream stream;
-    unsigned ordinal;
-    bool operator==(const Key &other) const {
-      return body == other.body && stream == other.stream &&
-             ordinal == other.ordinal;
-    }
-  };
-  struct KeyHash {
-    size_t operator()(const Key &key) const {
-      return (std::hash<const void *>()(reinterpret_cast<const void *>(
-                  key.body)) *
-                  31 +
-              std::hash<CUstream>()(key.stream)) *
-                 31 +
-             key.ordinal;
-    }
-  };
-  struct Buffer {
-    CUdeviceptr pointer = 0;
-    size_t bytes = 0;
-  };
-  std::mutex mutex;
-  std::unordered_map<Key, Buffer, KeyHash> buffers;
-  /// Buffers that a larger one replaced (graphs queued before may still use
-  /// them), with their streams: freed with the rest.
-  std::vector<std::pair<Buffer, CUstream>> outgrown;
-};
-
-/// Never destroyed (see callGraphs).
-Workspaces &workspaces() {
-  static Workspaces *all = new Workspaces;
-  return *all;
-}
-
 /// A recorded call's executable graph. Shared, so that a thread launches
 /// it without holding the cache's lock; a graph still running when the
 /// last owner lets go is destroyed when done.
 struct RecordedGraph {
   CUgraphExec executable = nullptr;
   uint64_t dependentLaunches = 0;
+  /// What its launches use: kept until it is gone.
+  std::vector<std::shared_ptr<Workspace>> workspaces;
   /// Launches of one executable graph must not overlap on the host (the
   /// driver's rule); threads lending the same stream share a key.
   std::mutex launching;
 
-  RecordedGraph(CUgraphExec executable, uint64_t dependentLaunches)
-      : executable(executable), dependentLaunches(dependentLaunches) {}
+  RecordedGraph(CUgraphExec executable, uint64_t dependentLaunches,
+                std::vector<std::shared_ptr<Workspace>> workspaces)
+      : executable(executable), dependentLaunches(dependentLaunches),
+        workspaces(std::move(workspaces)) {}
   RecordedGraph(const RecordedGraph &) = delete;
   RecordedGraph &operator=(const RecordedGraph &) = delete;
   ~RecordedGraph() { cuGraphExecDestroy(executable); }
@@ -339,19 +358,18 @@ CUdeviceptr pit::runtime::recordAllocation(size_t bytes) {
     return 0;
   Workspaces &all = workspaces();
   std::lock_guard<std::mutex> lock(all.mutex);
-  Workspaces::Buffer &buffer = all.buffers[{recording->body, recording->stream,
-                                            recording->allocations++}];
-  if (buffer.bytes < bytes) {
-    // Stream-ordered: the graphs that use it come later on that stream.
+  std::shared_ptr<Workspace> &workspace = all.table[{
+      recording->body, recording->stream, recording->allocations++}];
+  if (!workspace || workspace->bytes < bytes) {
+    // A smaller one stays with the graphs that hold it.
     CUdeviceptr pointer = 0;
-    if (!PIT_RECORD(cuMemAllocAsync(&pointer, bytes, recording->stream)))
+    if (!PIT_RECORD(cuMemAlloc(&pointer, bytes)))
       return 0;
-    if (buffer.pointer)
-      all.outgrown.push_back({buffer, recording->stream});
-    buffer = {pointer, bytes};
+    workspace = std::make_shared<Workspace>(pointer, bytes);
   }
-  recording->live.push_back(buffer.pointer);
-  return buffer.pointer;
+  recording->workspaces.push_back(workspace);
+  recording->live.push_back(workspace->pointer);
+  return workspace->pointer;
 }
 
 void pit::runtime::recordFree(CUdeviceptr pointer) {
@@ -380,16 +398,11 @@ void pit::runtime::forgetCallGraphs() {
   CallGraphs &graphs = callGraphs();
   std::lock_guard<std::mutex> lock(graphs.mutex);
   graphs.calls.clear();
-  // After the graphs queued on their streams. Quietly: also at process
-  // exit, and a stream may be gone (the driver then frees at exit).
+  // Freed once the graphs that hold them are gone too (a thread may be
+  // launching one).
   Workspaces &all = workspaces();
   std::lock_guard<std::mutex> workspacesLock(all.mutex);
-  for (auto &[key, buffer] : all.buffers)
-    cuMemFreeAsync(buffer.pointer, key.stream);
-  for (auto &[buffer, stream] : all.outgrown)
-    cuMemFreeAsync(buffer.pointer, stream);
-  all.buffers.clear();
-  all.outgrown.clear();
+  all.table.clear();
 }
 
 PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
@@ -463,8 +476,9 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
     body(closure);
     return;
   }
-  auto graph =
-      std::make_shared<RecordedGraph>(executable, recording.dependentLaunches);
+  auto graph = std::make_shared<RecordedGraph>(
+      executable, recording.dependentLaunches,
+      std::move(recording.workspaces));
   // Dropped meanwhile (a module unloaded): the graph runs this call only.
   if (kept) {
     found->second.state = CallGraph::State::Recorded;

@@ -547,7 +547,7 @@ PIT_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
     recordError("host-shared (managed) allocations are not supported");
     return nullptr;
   }
-  // A call being recorded allocates in its graph (freed there too).
+  // A call being recorded allocates in its function's workspace.
   if (recordingCall())
     return reinterpret_cast<void *>(recordAllocation(sizeBytes));
   // Stream-ordered when there is a stream: no device-wide synchronisation,

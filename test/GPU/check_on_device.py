@@ -257,31 +257,41 @@ def check_call_graphs(runtime, directory):
 
     # Graphs of one function on different tensors share its workspace (the
     # index, the counts, the choice): calls going round three sets of
-    # tensors, each with a pattern of its own, queued without waiting (the
-    # first round launch by launch, the second recording, the third
-    # launching the graphs), each result right.
+    # tensors whose patterns make the device choose three different
+    # variants, queued without waiting (the first round launch by launch,
+    # the second recording, the third launching the graphs), each result
+    # right; then each set's graph once more, alone, its choice checked.
+    by_choice = {}
+    for sparsity, expected in params["choices"].items():
+        by_choice.setdefault(expected, sparsity)
     sets = [(fresh(torch.float16), fresh(torch.float16), fresh(c_type))
-            for _ in range(3)]
+            for _ in by_choice]
     refs = []
-    for (a_i, b_i, _), sparsity in zip(sets, params["choices"]):
+    for (a_i, b_i, _), sparsity in zip(sets, by_choice.values()):
         a_i.copy_(sparsify((torch.rand(256, 256, device="cuda") * 2 - 1)
                            .half(), [32, 1], sparsity))
         b_i.copy_((torch.rand(256, 256, device="cuda") * 2 - 1).half())
         refs.append(a_i.double() @ b_i.double())
     graph_launches = runtime.pitCudaCallGraphLaunchCount()
-    shared = True
+    shared = len(sets) == 3
     for _ in range(3):
-        for a_i, b_i, c_i in sets:
+        for _, _, c_i in sets:
             c_i.fill_(float("nan"))
         for a_i, b_i, c_i in sets:
             kernel(a_i, b_i, c_i)
         torch.cuda.synchronize()
         shared &= all(relative_error(c_i, ref) < TOLERANCE[c_type]
                       for (_, _, c_i), ref in zip(sets, refs))
+    for (a_i, b_i, c_i), expected in zip(sets, by_choice):
+        runtime.pitCudaClearChoices()
+        kernel(a_i, b_i, c_i)
+        torch.cuda.synchronize()
+        shared &= runtime.pitCudaLastChoice(0) == expected
     launched = runtime.pitCudaCallGraphLaunchCount() - graph_launches
-    shared &= launched == 6
-    print(f"call graphs: 3 sets of tensors in turn, {launched} graph launches "
-          f"(expected 6), results {'PASS' if shared else 'FAIL'}")
+    shared &= launched == 9
+    print(f"call graphs: {len(sets)} sets of tensors in turn, choices "
+          f"{sorted(by_choice)}, {launched} graph launches (expected 9), "
+          f"results {'PASS' if shared else 'FAIL'}")
     ok &= shared
 
     c32 = fresh(torch.float32)

@@ -49,15 +49,30 @@ constexpr int64_t kRowsPerSampleClaim = 4;
 /// 32-bit words of a 16-byte vector: a band's rows are OR-ed word by word.
 constexpr int64_t kWordsPerVector = kVectorBytes / 4;
 
+/// Whether an element of `type` is zero exactly where its bits are zero
+/// once those of its negative zero (if it has one) are cleared: integers,
+/// and floats whose zero is all zero bits (not f8E8M0FNU, which has none).
+bool hasBitwiseZero(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType)
+    return true;
+  const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  return APFloat::semanticsHasZero(semantics) &&
+         APFloat::getZero(semantics).bitcastToAPInt().isZero();
+}
+
 /// The bits of a 16-byte vector of `elementType` elements that tell zero
 /// from non-zero, as its 32-bit words (element 0 in the low bits of word 0):
-/// all of an integer's, all but the sign of each float (-0 is zero; NaN and
-/// infinity are not, as for `arith.cmpf une`).
+/// all of an integer's; all of a float's but the sign where it has a
+/// negative zero (-0 is zero; NaN and infinity are not, as for `arith.cmpf
+/// une`; in the FNUZ types, whose sign bit alone is NaN, every bit counts).
 DenseElementsAttr magnitudeMask(Type elementType, VectorType wordsType) {
   unsigned width = elementType.getIntOrFloatBitWidth();
   APInt element = APInt::getAllOnes(width);
-  if (isa<FloatType>(elementType))
-    element.clearBit(width - 1);
+  if (auto floatType = dyn_cast<FloatType>(elementType))
+    element &= ~APFloat::getZero(floatType.getFloatSemantics(),
+                                 /*Negative=*/true)
+                    .bitcastToAPInt();
   APInt bits = APInt::getZero(kVectorBytes * 8);
   for (unsigned bit = 0; bit < kVectorBytes * 8; bit += width)
     bits.insertBits(element, bit);
@@ -115,9 +130,9 @@ bool canSplitRows(const ScanLayout &layout) {
 }
 
 /// The layout of the scan of `op`, or failure where the source is not 2-D
-/// with rows of whole vectors of elements of a power-of-two width, or a
-/// micro-tile row is not a power-of-two fraction or multiple (up to a warp)
-/// of a vector.
+/// with rows of whole vectors of elements of a power-of-two width whose
+/// zero is all zero bits, or a micro-tile row is not a power-of-two
+/// fraction or multiple (up to a warp) of a vector.
 FailureOr<ScanLayout> planScan(const MicroTileScan &scan, int64_t blockSize,
                                bool writesCopy) {
   auto sourceType = cast<MemRefType>(scan.source.getType());
@@ -125,7 +140,7 @@ FailureOr<ScanLayout> planScan(const MicroTileScan &scan, int64_t blockSize,
   if (sourceType.getRank() != 2 || !sourceType.hasStaticShape() ||
       !elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() < 8 ||
       !llvm::isPowerOf2_64(elementType.getIntOrFloatBitWidth()) ||
-      !sourceType.getLayout().isIdentity())
+      !hasBitwiseZero(elementType) || !sourceType.getLayout().isIdentity())
     return failure();
   ScanLayout layout;
   int64_t rows = sourceType.getDimSize(0), columns = sourceType.getDimSize(1);
@@ -205,13 +220,13 @@ public:
   void build();
 
 private:
-  /// The thread's vectors, loaded: per band, its non-zero lanes OR-ed down
-  /// the band (none past the source: those threads still take part in the
-  /// shuffles), and the vectors themselves where the scan writes the copy.
   /// Which lanes of a band hold a non-zero value, from its rows' OR-ed
   /// magnitude words (magnitudeWords); for micro-tiles wider than a vector,
   /// whether any lane does, in every lane (only that is asked of them).
   Value laneMask(Value words);
+  /// The thread's vectors, loaded: per band, its non-zero lanes OR-ed down
+  /// the band (none past the source: those threads still take part in the
+  /// shuffles), and the vectors themselves where the scan writes the copy.
   std::pair<SmallVector<Value>, SmallVector<Value>> scanBands();
   /// ORs `mask` over the lanes that share the thread's band column.
   Value orOverRowSharers(Value mask);

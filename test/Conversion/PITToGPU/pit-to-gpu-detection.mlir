@@ -105,3 +105,56 @@ func.func @k_32x1_compacted(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c
       ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
   return
 }
+
+// -----
+
+// A float's negative zero is zero: its bits are left out of the words
+// tested (fp8 E4M3FN: 0x80 in each byte). In the FNUZ types that pattern
+// is NaN, not zero: every bit counts.
+// CHECK-LABEL: func @fp8_signed_zero
+// CHECK: vector.load %{{.+}} : memref<256x256xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: arith.constant dense<2139062143> : vector<4xi32>
+// CHECK-LABEL: func @fp8_fnuz
+// CHECK: vector.load %{{.+}} : memref<256x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK: arith.constant dense<-1> : vector<4xi32>
+func.func @fp8_signed_zero(%a: memref<256x256xf8E4M3FN>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E4M3FN>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
+  ^bb0(%x: f8E4M3FN, %y: f16, %z: f32):
+    %xf = arith.extf %x : f8E4M3FN to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @fp8_fnuz(%a: memref<256x256xf8E4M3FNUZ>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E4M3FNUZ>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
+  ^bb0(%x: f8E4M3FNUZ, %y: f16, %z: f32):
+    %xf = arith.extf %x : f8E4M3FNUZ to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// f8E8M0FNU has no zero at all (its zero bits are 2^-127): no word test;
+// a thread scans each micro-tile, comparing its elements.
+// CHECK-LABEL: func @fp8_no_zero
+// CHECK-NOT: vector.load
+// CHECK: arith.cmpf une
+func.func @fp8_no_zero(%a: memref<256x256xf8E8M0FNU>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E8M0FNU>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
+  ^bb0(%x: f8E8M0FNU, %y: f16, %z: f32):
+    %xf = arith.extf %x : f8E8M0FNU to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
