@@ -97,8 +97,8 @@ struct WorkspaceKey {
 
 struct WorkspaceKeyHash {
   size_t operator()(const WorkspaceKey &key) const {
-    size_t hash = std::hash<const void *>()(
-        reinterpret_cast<const void *>(key.body));
+    size_t hash =
+        std::hash<const void *>()(reinterpret_cast<const void *>(key.body));
     hash = hash * 31 + std::hash<CUstream>()(key.stream);
     return hash * 31 + key.ordinal;
   }
@@ -106,8 +106,7 @@ struct WorkspaceKeyHash {
 
 struct Workspaces {
   std::mutex mutex;
-  std::unordered_map<WorkspaceKey, std::shared_ptr<Workspace>,
-                     WorkspaceKeyHash>
+  std::unordered_map<WorkspaceKey, std::shared_ptr<Workspace>, WorkspaceKeyHash>
       table;
 };
 
@@ -358,8 +357,8 @@ CUdeviceptr pit::runtime::recordAllocation(size_t bytes) {
     return 0;
   Workspaces &all = workspaces();
   std::lock_guard<std::mutex> lock(all.mutex);
-  std::shared_ptr<Workspace> &workspace = all.table[{
-      recording->body, recording->stream, recording->allocations++}];
+  std::shared_ptr<Workspace> &workspace =
+      all.table[{recording->body, recording->stream, recording->allocations++}];
   if (!workspace || workspace->bytes < bytes) {
     // A smaller one stays with the graphs that hold it.
     CUdeviceptr pointer = 0;
@@ -477,8 +476,7 @@ PIT_EXPORT void pitCudaRunCall(const uint64_t *key, int64_t keyLength,
     return;
   }
   auto graph = std::make_shared<RecordedGraph>(
-      executable, recording.dependentLaunches,
-      std::move(recording.workspaces));
+      executable, recording.dependentLaunches, std::move(recording.workspaces));
   // Dropped meanwhile (a module unloaded): the graph runs this call only.
   if (kept) {
     found->second.state = CallGraph::State::Recorded;
