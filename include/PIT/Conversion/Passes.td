@@ -98,7 +98,10 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     of `mma-chunk`, `mma-stages` deep: each chunk of A and B is gathered into
     swizzled shared memory with 16-byte `cp.async` copies (zero-filled past
     the count), read with `ldmatrix`, multiplied with `mma.sync` m16n8k16
-    into registers, and the block adds its tile into C without atomics. The
+    into registers, and the block adds its tile into C without atomics. An
+    STile with more tiles than 2048 launches as many blocks as the
+    multiprocessors hold (by shared memory and threads), which take the
+    tiles in turn from a counter that the call clears with its counts. The
     three `mma-*` options shape that kernel; a value the tile does not
     allow falls back to the STile's own tile. With `chip=sm_90a`, blocks of
     64-row multiples with chunks of 64 (the dense fallback's blocks, then

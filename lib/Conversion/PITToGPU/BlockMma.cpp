@@ -130,7 +130,7 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
                    int64_t columnWarpgroups, int64_t otherWarpgroups,
                    int64_t replicas, int64_t clusterBlocks,
-                   Value gridBlocks)
+                   Value gridBlocks, Value tileCounter)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
       aKMajor(aKMajor),
       warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor) &&
@@ -178,12 +178,20 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                     .getResult()
               : Value();
   Value clusterX = clusterBlocks > 1 ? k.index(clusterBlocks) : Value();
+  // Where thread 0 hands the block its next tile, in turn (a block's
+  // threads may still read one slot while thread 0 writes the other).
+  auto slotsType = MemRefType::get({2}, b.getI32Type(),
+                                   MemRefLayoutAttrInterface(), workgroup);
+  SmallVector<Type> attributions;
+  if (!dynamic)
+    attributions = {sharedA, sharedB};
+  if (tileCounter)
+    attributions.push_back(slotsType);
   launch = gpu::LaunchOp::create(
       b, loc, gridBlocks ? gridBlocks : k.index(numBlocks), one, one,
-      k.index(numThreads), one, one,
-      dynamicBytes, nullptr, {},
-      dynamic ? TypeRange{} : TypeRange{sharedA, sharedB}, TypeRange{},
-      clusterX, clusterX ? one : Value(), clusterX ? one : Value());
+      k.index(numThreads), one, one, dynamicBytes, nullptr, {}, attributions,
+      TypeRange{}, clusterX, clusterX ? one : Value(),
+      clusterX ? one : Value());
   Block &body = launch.getBody().front();
   // The builder gives the body the block and thread ids and sizes only;
   // a clustered launch's body also takes the cluster ids and sizes, right
@@ -222,6 +230,11 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   inGroup = k.rem(lane, 4);
   warpColumn = k.mul(warp, k.index(shape.n / kMmaWarps));
   blockId = launch.getBlockIds().x;
+  if (tileCounter) {
+    walkTilesInTurn(numTiles, tileCounter,
+                    launch.getWorkgroupAttributions().back());
+    return;
+  }
   if (gridBlocks || numBlocks == numTiles)
     return;
   // More tiles than blocks: each block takes every numBlocks-th tile. A
@@ -233,6 +246,57 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   blockId = tiles.getInductionVar();
   auto endOfTile = gpu::BarrierOp::create(b, loc);
   b.setInsertionPoint(endOfTile);
+}
+
+void BlockMma::walkTilesInTurn(int64_t numTiles, Value tileCounter,
+                               Value slots) {
+  Type index = b.getIndexType();
+  Value grid = launch.getGridSizeX();
+  Value isFirstThread =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, k.index(0));
+  auto walk = scf::WhileOp::create(
+      b, loc, TypeRange{index, index}, ValueRange{blockId, k.index(0)},
+      [&](OpBuilder &b, Location loc, ValueRange tile) {
+        scf::ConditionOp::create(b, loc, k.ult(tile[0], k.index(numTiles)),
+                                 tile);
+      },
+      [&](OpBuilder &b, Location loc, ValueRange tile) {
+        // Thread 0 takes the next tile now, so that the atomic's round trip
+        // overlaps this tile's work.
+        auto taken = scf::IfOp::create(
+            b, loc, isFirstThread,
+            [&](OpBuilder &b, Location loc) {
+              Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
+              Value before = memref::AtomicRMWOp::create(
+                  b, loc, arith::AtomicRMWKind::addi, one, tileCounter,
+                  ValueRange{k.index(0)});
+              scf::YieldOp::create(b, loc, before);
+            },
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc, arith::ConstantIntOp::create(b, loc, 0, 32).getResult());
+            });
+        Value slot = tile[1];
+        // The tile's work goes here (the constructor's caller builds it).
+        k.buildIf(isFirstThread, [&] {
+          Value next = arith::AddIOp::create(
+              b, loc, taken.getResult(0),
+              arith::IndexCastOp::create(b, loc, b.getI32Type(), grid));
+          memref::StoreOp::create(b, loc, next, slots, ValueRange{slot});
+        });
+        // Also: no warp's copies for the next tile land in shared memory
+        // that another warp still multiplies from.
+        gpu::BarrierOp::create(b, loc);
+        Value next = arith::IndexCastOp::create(
+            b, loc, index,
+            memref::LoadOp::create(b, loc, slots, ValueRange{slot}));
+        scf::YieldOp::create(
+            b, loc, ValueRange{next, k.rem(k.add(slot, k.index(1)), 2)});
+      });
+  Block *tileBody = walk.getAfterBody();
+  blockId = tileBody->getArgument(0);
+  // Right after the atomic's if: the first op of the tile's body.
+  b.setInsertionPointAfter(&tileBody->front());
 }
 
 void BlockMma::viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,

@@ -187,13 +187,16 @@ public:
   /// tile on its own (replica r is threads [r, r + 1) x replicaThreads).
   /// `clusterBlocks`: blocks launched together in a cluster (along x).
   /// `gridBlocks`: a launch of that many blocks (a host value) instead,
-  /// whose tiles the kernel walks itself (TileWalk).
+  /// whose tiles the kernel walks itself (TileWalk); or, with
+  /// `tileCounter` (a memref<1xi32> in global memory, zero when the kernel
+  /// starts), that each take the next tile not yet taken when done with
+  /// one (`blockId`, in a loop the constructor builds around the tile).
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
            int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
            bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {},
            int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0,
            int64_t replicas = 1, int64_t clusterBlocks = 1,
-           Value gridBlocks = Value());
+           Value gridBlocks = Value(), Value tileCounter = Value());
 
   /// The bytes of dynamic shared memory a block with these tiles and
   /// `workspace` asks for (`warpgroup`: it multiplies with wgmma, whose
@@ -423,6 +426,11 @@ private:
   /// The shared tiles as views of dynamic shared memory, sB right after sA,
   /// sA at a multiple of `alignment` bytes (the launch asks for alignment -
   /// 16 bytes beyond the tiles, dynamic shared memory being 16-byte aligned).
+  /// Builds the loop of a block over the tiles it takes in turn from
+  /// `tileCounter` (first its own, then the counter's next plus the grid),
+  /// handed to its threads through `slots` (memref<2xi32> in shared memory),
+  /// and leaves the builder in the tile's body, `blockId` its tile.
+  void walkTilesInTurn(int64_t numTiles, Value tileCounter, Value slots);
   void viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
                                int64_t bytesA, int64_t alignment,
                                ArrayRef<MemRefType> workspaceTypes);
