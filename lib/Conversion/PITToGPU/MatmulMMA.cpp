@@ -426,8 +426,10 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // the STile out waits for fewer blocks to exit. On an H100, 16x16 and
   // 32x64 at 4096^3: 90% 151.0 -> 148.7 and 107.1 -> 99.9 us a call, 50%
   // -1.5 and -1.8 us. (Where a block took one tile, as 32x1's 2048, the
-  // counter made the STile slower: 81.6 -> 99.1 us at 90%; so did blocks
-  // taking every grid-th tile, 100.7 -> 113.1 us a call with 1024.)
+  // counter made the STile slower, 81.6 -> 99.1 us at 90%: in the loop the
+  // kernel needs 211 registers, not 128, so that 2 blocks fit on a
+  // multiprocessor instead of 4. Blocks taking every grid-th tile of a
+  // smaller grid were slower too: 100.7 -> 113.1 us a call with 1024.)
   Value tileCounter;
   if (t.positions && !specialized && numTiles > kMaxMmaBlocks) {
     int64_t blockBytes = stages * s.sharedBytes() + kSharedBytesReserved;
