@@ -383,12 +383,21 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
       }
       return net > 0.0 ? worst : 0.0;
     };
+    // Of variants whose loss ties (two near-twins each make the other
+    // worthless), the one dearer over the table goes first.
+    auto total = [&](size_t number) {
+      double sum = 0.0;
+      for (double latency : variants[number].latencies)
+        sum += latency;
+      return sum;
+    };
     while (!variants.empty()) {
       size_t least = 0;
       SmallVector<double> losses;
       for (size_t number = 0; number < variants.size(); ++number) {
         losses.push_back(lossWithout(number));
-        if (losses[number] < losses[least])
+        if (losses[number] < losses[least] ||
+            (losses[number] == losses[least] && total(number) > total(least)))
           least = number;
       }
       if (losses[least] > kWorthwhileGain)

@@ -45,3 +45,22 @@ func.func @matmul_saves_little(%a: memref<128x256xf16>, %b: memref<256x512xf16>,
       ins(%a, %b : memref<128x256xf16>, memref<256x512xf16>) outs(%c : memref<128x512xf32>)
   return
 }
+
+// -----
+
+// Near-twins: each is within 3 us of the other wherever it is the cheaper
+// (20 against 21 us at coverage 0, 49 against 50 at 0.5), so either makes
+// the other worthless. The one dearer over the table (32x64x64: 490 us
+// against 470) is left out, and the other kept.
+// CHECK-LABEL: func @matmul_twins
+// CHECK: pit.select
+// CHECK-SAME: latencies [array<f64: 2.000000e+01, 5.000000e+01, 4.000000e+02>]
+// CHECK: case 0 {
+// CHECK: pit.stile {{.*}} tile [32, 128, 64]
+func.func @matmul_twins(%a: memref<128x256xf16>, %b: memref<256x1024xf16>, %c: memref<128x1024xf32>) {
+  // expected-remark @+2 {{pit-sparsify: variant (32x1 along loop 2, tile 32x64x64) left out}}
+  // expected-remark @+1 {{pit-sparsify: chooses at run time among variant 0 (32x1 along loop 2, tile 32x128x64) and dense (1)}}
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
+      ins(%a, %b : memref<128x256xf16>, memref<256x1024xf16>) outs(%c : memref<128x1024xf32>)
+  return
+}

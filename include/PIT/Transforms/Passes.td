@@ -91,7 +91,9 @@ def PITSparsify : Pass<"pit-sparsify"> {
     fallback and the other variants of its index is left out with a remark
     (its kernels launch on every call, and take a few microseconds of the
     calls where another variant is chosen; measured differences of a few
-    percent are noise), the least useful first; so is one whose tile does
+    percent are noise), the least useful first (of two as useless, the
+    one dearer over the table: near-twins each make the other so); so is
+    one whose tile does
     not fit the operation. An operation the database has no entry for is
     sparsified as without it, with a remark. `variant` N >= 0 replaces the
     choice by variant N (the number of variants means dense; variants that
