@@ -138,6 +138,10 @@ def cases():
                     dict(m=256, n=128, k=256, t="f16", mt=mt), loop, False))
     out.append(("small_matmul_bf16_256_16x16_2", MATMUL,
                 dict(m=256, n=128, k=256, t="bf16", mt="16x16"), 2, False))
+    # More tiles than a tensor-core kernel launches blocks (256 segments x
+    # 16 tiles of 256 columns): the blocks take them in turn from a counter.
+    out.append(("matmul_tile_counter_4096x4096x256_16x16_2", MATMUL,
+                dict(m=4096, n=4096, k=256, t="f16", mt="16x16"), 2, False))
     # Blocks of 64 rows and chunks of 64: wgmma on sm_90a.
     for t in ["f16", "bf16"]:
         out.append((f"small_matmul_{t}_256_64x64_2", MATMUL,
