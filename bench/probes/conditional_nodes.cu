@@ -19,23 +19,13 @@
 // then the guarded exits' cost by grid size, and what a memset at a call's
 // start (as PIT's calls clear their counters) adds.
 
-#include <cuda_runtime.h>
+#include "Probe.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t error = (call);                                                \
-    if (error != cudaSuccess) {                                                \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,        \
-                   cudaGetErrorString(error));                                 \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 constexpr int kSparse = 0, kDense = 1;
 
@@ -100,17 +90,8 @@ struct Probe {
 
   void launch(void (*kernel)(const int *), int blocks, int threads,
               int shared, bool dependent) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = blocks;
-    config.blockDim = threads;
-    config.dynamicSmemBytes = shared;
-    config.stream = stream;
-    cudaLaunchAttribute attribute = {};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = dependent ? 1 : 0;
-    CHECK(cudaLaunchKernelEx(&config, kernel, (const int *)choice));
+    launchKernel(stream, kernel, blocks, threads, shared, dependent,
+                 static_cast<const int *>(choice));
   }
   void launchChoose(int value, cudaGraphConditionalHandle sparse,
                     cudaGraphConditionalHandle dense, int set) {

@@ -21,19 +21,10 @@
 // Prints, for each form, how often C read the flag unwritten, and how long
 // before A's write B ran (so that the run tests something).
 
-#include <cuda_runtime.h>
+#include "Probe.h"
 
 #include <cstdio>
 #include <cstdlib>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t status = (call);                                               \
-    if (status != cudaSuccess) {                                               \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(status));     \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 
@@ -69,19 +60,11 @@ __global__ void waitThenRead(volatile int *flag, int *out) {
   *out = *flag;
 }
 
-template <typename... Args>
-void launch(void (*kernel)(Args...), bool dependent, cudaStream_t stream,
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), bool dependent, cudaStream_t stream,
             int blocks, Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(128);
-  config.stream = stream;
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = dependent ? 1 : 0;
-  CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+  launchKernel(stream, kernel, blocks, /*threads=*/128, /*sharedBytes=*/0,
+               dependent, args...);
 }
 
 struct Form {

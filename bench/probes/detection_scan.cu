@@ -18,23 +18,15 @@
 //        bench/probes/detection_scan.cu
 //   build/probes/detection_scan
 
+#include "Probe.h"
+
 #include <cuda_fp16.h>
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t status = (call);                                               \
-    if (status != cudaSuccess) {                                               \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(status));     \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 

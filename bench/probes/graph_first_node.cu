@@ -17,22 +17,13 @@
 //        bench/probes/graph_first_node.cu
 //   build/probes/graph_first_node
 
-#include <cuda_runtime.h>
+#include "Probe.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t status = (call);                                               \
-    if (status != cudaSuccess) {                                               \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(status));     \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 
@@ -78,19 +69,11 @@ __global__ void clear(int *counts, int n) {
   }
 }
 
-template <typename... Args>
-void launch(cudaStream_t stream, void (*kernel)(Args...), int blocks,
+template <typename... Params, typename... Args>
+void launch(cudaStream_t stream, void (*kernel)(Params...), int blocks,
             int threads, bool dependent, Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = dependent ? 1 : 0;
-  CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+  launchKernel(stream, kernel, blocks, threads, /*sharedBytes=*/0, dependent,
+               args...);
 }
 
 enum class Start { Memset, ClearingKernelEnd, ClearingKernelStart, Nothing };
