@@ -12,6 +12,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <numeric>
+
 namespace mlir::pit {
 #define GEN_PASS_DEF_PITSPARSIFY
 #include "PIT/Transforms/Passes.h.inc"
@@ -386,10 +388,8 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     // Of variants whose loss ties (two near-twins each make the other
     // worthless), the one dearer over the table goes first.
     auto total = [&](size_t number) {
-      double sum = 0.0;
-      for (double latency : variants[number].latencies)
-        sum += latency;
-      return sum;
+      ArrayRef<double> latencies = variants[number].latencies;
+      return std::accumulate(latencies.begin(), latencies.end(), 0.0);
     };
     while (!variants.empty()) {
       size_t least = 0;

@@ -423,14 +423,14 @@ private:
   Value fragmentA(Value stage, int64_t ms, int64_t k16);
   /// The B fragments of n8 pieces `ns` and `ns + 1`.
   std::pair<Value, Value> fragmentsB(Value stage, int64_t ns, int64_t k16);
-  /// The shared tiles as views of dynamic shared memory, sB right after sA,
-  /// sA at a multiple of `alignment` bytes (the launch asks for alignment -
-  /// 16 bytes beyond the tiles, dynamic shared memory being 16-byte aligned).
   /// Builds the loop of a block over the tiles it takes in turn from
   /// `tileCounter` (first its own, then the counter's next plus the grid),
   /// handed to its threads through `slots` (memref<2xi32> in shared memory),
   /// and leaves the builder in the tile's body, `blockId` its tile.
   void walkTilesInTurn(int64_t numTiles, Value tileCounter, Value slots);
+  /// The shared tiles as views of dynamic shared memory, sB right after sA,
+  /// sA at a multiple of `alignment` bytes (the launch asks for alignment -
+  /// 16 bytes beyond the tiles, dynamic shared memory being 16-byte aligned).
   void viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
                                int64_t bytesA, int64_t alignment,
                                ArrayRef<MemRefType> workspaceTypes);

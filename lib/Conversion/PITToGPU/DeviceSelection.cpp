@@ -534,17 +534,8 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto choiceType = MemRefType::get({1}, rewriter.getI32Type());
-  Value choice = gpu::AllocOp::create(
-                     rewriter, loc, choiceType, /*asyncToken=*/Type(),
-                     /*asyncDependencies=*/ValueRange{},
-                     /*dynamicSizes=*/ValueRange{},
-                     /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
-                     .getMemref();
-  // None chosen yet (the memsets at the call's start are one).
-  gpu::MemsetOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
-                        choice,
-                        arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+  // None chosen yet (zero) until the choosing kernel writes it.
+  Value choice = buildZeroedCounter(rewriter, loc);
   Value record = buildChoiceRecord(rewriter, op, slot);
   buildChoiceKernel(rewriter, loc, op, choice, record, slot,
                     unchosenKernelCosts(op, *users));

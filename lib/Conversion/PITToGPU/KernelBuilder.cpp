@@ -48,6 +48,18 @@ Value mlir::pit::buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
 }
 
+Value mlir::pit::buildZeroedCounter(OpBuilder &b, Location loc) {
+  Value counter = gpu::AllocOp::create(
+                      b, loc, MemRefType::get({1}, b.getI32Type()),
+                      /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange{},
+                      /*dynamicSizes=*/ValueRange{},
+                      /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
+                      .getMemref();
+  gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{}, counter,
+                        arith::ConstantIntOp::create(b, loc, 0, 32));
+  return counter;
+}
+
 bool mlir::pit::isEntryArgument(Value value) {
   auto argument = dyn_cast<BlockArgument>(value);
   return argument && argument.getOwner()->isEntryBlock() &&

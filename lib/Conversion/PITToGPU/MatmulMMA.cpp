@@ -445,14 +445,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
         b, loc, k.index(numTiles),
         k.mul(buildMultiprocessorCountAtEntry(b, loc, entry),
               k.index(std::max<int64_t>(resident, 1))));
-    tileCounter = gpu::AllocOp::create(
-                      b, loc, MemRefType::get({1}, b.getI32Type()),
-                      /*asyncToken=*/Type(), ValueRange{}, ValueRange{},
-                      ValueRange{}, /*hostShared=*/false)
-                      .getMemref();
-    gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{},
-                          tileCounter,
-                          arith::ConstantIntOp::create(b, loc, 0, 32));
+    tileCounter = buildZeroedCounter(b, loc);
   }
   BlockMma mma(b, loc, s, numTiles, stages, aKMajor, warpgroupMma, workspace,
                /*columnWarpgroups=*/1, /*otherWarpgroups=*/specialized ? 1 : 0,
