@@ -34,14 +34,36 @@ constexpr int kSize = 4096;
 constexpr int kVectorsPerRow = kSize / 8;
 constexpr int kLanesPerMicroTile = 64 / 8;
 
+/// How a scan loads A: as the detection does, or marking A's lines in L2 as
+/// the first to evict (so that reading A evicts A, not other dirty lines).
+enum class Load { Plain, Streaming, EvictFirst };
+
+template <Load How>
+__device__ __forceinline__ uint4 load(const uint4 *address) {
+  if constexpr (How == Load::Plain) {
+    return *address;
+  } else if constexpr (How == Load::Streaming) {
+    return __ldcs(address);
+  } else {
+    unsigned long long policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;"
+        : "=l"(policy));
+    uint4 v;
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(address), "l"(policy));
+    return v;
+  }
+}
+
 /// Whether row r of a thread's column holds a non-zero: bit r.
-template <int Rows, bool Words>
+template <int Rows, bool Words, Load How = Load::Plain>
 __device__ __forceinline__ unsigned scanColumn(const uint4 *a, int item) {
   int band = item / kVectorsPerRow, column = item % kVectorsPerRow;
   uint4 rows[Rows];
 #pragma unroll
   for (int r = 0; r < Rows; ++r)
-    rows[r] = a[size_t(band * Rows + r) * kVectorsPerRow + column];
+    rows[r] = load<How>(&a[size_t(band * Rows + r) * kVectorsPerRow + column]);
   unsigned flags = 0;
 #pragma unroll
   for (int r = 0; r < Rows; ++r) {
@@ -72,10 +94,10 @@ __device__ __forceinline__ void countMicroTiles(unsigned flags, int item,
               __popc(flags));
 }
 
-template <int Rows, bool Words>
+template <int Rows, bool Words, Load How = Load::Plain>
 __global__ void scanOnce(const uint4 *a, int *counts) {
   int item = blockIdx.x * blockDim.x + threadIdx.x;
-  countMicroTiles(scanColumn<Rows, Words>(a, item), item, counts);
+  countMicroTiles(scanColumn<Rows, Words, How>(a, item), item, counts);
 }
 
 template <int Rows>
@@ -125,10 +147,20 @@ int main() {
   cudaEvent_t before, after;
   CHECK(cudaEventCreate(&before));
   CHECK(cudaEventCreate(&after));
-  auto time = [&](const char *name, auto call) {
+  // Before each call, L2 holds another buffer's lines: dirty (a memset, as
+  // after a call that wrote C) or clean (a read of it).
+  auto time = [&](const char *name, auto call, bool dirty = true) {
     std::vector<float> times;
     for (int i = 0; i < 30; ++i) {
       CHECK(cudaMemset(scratch, i, 64 << 20));
+      if (!dirty) {
+        readOnce<<<multiprocessors * 8, 256>>>(scratch, counts,
+                                               (64 << 20) / sizeof(uint4));
+        readOnce<<<multiprocessors * 8, 256>>>(a, counts,
+                                               int(bytes / sizeof(uint4)));
+        readOnce<<<multiprocessors * 8, 256>>>(scratch, counts,
+                                               (64 << 20) / sizeof(uint4));
+      }
       CHECK(cudaEventRecord(before));
       call();
       CHECK(cudaEventRecord(after));
@@ -152,6 +184,21 @@ int main() {
   time("4 rows a thread, words", [&] {
     scanOnce<4, true><<<itemsOf4 / 128, 128>>>(a, counts);
   });
+  time("4 rows a thread, words, streaming loads", [&] {
+    scanOnce<4, true, Load::Streaming><<<itemsOf4 / 128, 128>>>(a, counts);
+  });
+  time("4 rows a thread, words, L2 evict_first", [&] {
+    scanOnce<4, true, Load::EvictFirst><<<itemsOf4 / 128, 128>>>(a, counts);
+  });
+  time("16 rows a thread, words, L2 evict_first", [&] {
+    scanOnce<16, true, Load::EvictFirst><<<itemsOf16 / 128, 128>>>(a, counts);
+  });
+  time("4 rows a thread, words, clean L2", [&] {
+    scanOnce<4, true><<<itemsOf4 / 128, 128>>>(a, counts);
+  }, false);
+  time("4 rows a thread, words, L2 evict_first, clean L2", [&] {
+    scanOnce<4, true, Load::EvictFirst><<<itemsOf4 / 128, 128>>>(a, counts);
+  }, false);
   time("4 rows a thread, a comparison a lane", [&] {
     scanOnce<4, false><<<itemsOf4 / 128, 128>>>(a, counts);
   });

@@ -144,6 +144,24 @@ LLVM::InlineAsmOp KernelBuilder::inlinePtx(Type result, ValueRange operands,
       /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
 }
 
+Value KernelBuilder::loadStreaming(VectorType type, Value memref,
+                                   ValueRange indices) {
+  Type word = b.getI32Type();
+  auto words = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, word));
+  Value loaded =
+      inlinePtx(words, ValueRange{elementAddress(memref, indices)},
+                "ld.global.cs.v4.b32 {$0, $1, $2, $3}, [$4];",
+                "=r,=r,=r,=r,l")
+          .getResult(0);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < 4; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, i));
+  Value vector = vector::FromElementsOp::create(
+      b, loc, VectorType::get({4}, word), elements);
+  return vector::BitCastOp::create(b, loc, type, vector);
+}
+
 bool mlir::pit::hasEvenRows(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   return type.getLayout().isIdentity() && type.getShape().back() % 2 == 0;

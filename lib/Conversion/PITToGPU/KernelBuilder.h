@@ -91,6 +91,13 @@ struct KernelBuilder {
   LLVM::InlineAsmOp inlinePtx(Type result, ValueRange operands,
                               StringRef instruction, StringRef constraints);
 
+  /// The 16 bytes of `memref` (static, row after row, in global memory) at
+  /// `indices` as a `type` vector, loaded streaming (`ld.global.cs`): its
+  /// L2 lines are the first to go. For data read once: reading it then
+  /// evicts its own clean lines, not the dirty lines of earlier kernels,
+  /// which would have to be written back first (elementAddress).
+  Value loadStreaming(VectorType type, Value memref, ValueRange indices);
+
   /// Element `indices` (an even column) of `memref` and the next one, as
   /// one access of a vector<2>: rows of even length, contiguous
   /// (hasEvenRows), so the pair is aligned to its own size.

@@ -14,8 +14,8 @@
 // CHECK: %[[COLUMN:.+]] = arith.divui %{{.+}}, %c4 : index
 // CHECK: %[[SAMPLED:.+]] = arith.divui %[[COLUMN]], %c32 : index
 // CHECK: %[[BAND:.+]] = arith.muli %[[SAMPLED]], %c4 : index
-// CHECK-COUNT-8: vector.load
-// CHECK-NOT: vector.load
+// CHECK-COUNT-8: ld.global.cs
+// CHECK-NOT: ld.global.cs
 // CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
 // CHECK: gpu.shuffle  xor %{{.+}}, %c2_i32
 // CHECK-NOT: memref.store
@@ -41,8 +41,8 @@ func.func @count_bands(%a: memref<256x256xf16>, %counts: memref<2xi32>) {
 // CHECK: %[[FIRST:.+]] = arith.muli %[[SAMPLE]], %c16 : index
 // CHECK: %[[VECTOR:.+]] = arith.addi %[[FIRST]], %[[PART]] : index
 // CHECK: arith.muli %[[VECTOR]], %c8 : index
-// CHECK-COUNT-4: vector.load
-// CHECK-NOT: vector.load
+// CHECK-COUNT-4: ld.global.cs
+// CHECK-NOT: ld.global.cs
 // CHECK: memref.atomic_rmw addi
 // CHECK-NOT: memref.store
 // CHECK: return
@@ -56,7 +56,7 @@ func.func @count_columns(%a: memref<256x256xf16>, %counts: memref<2xi32>) {
 // Sampled micro-tile columns narrower than a vector keep the scan of a
 // thread per micro-tile, over the sampled segments' micro-tiles (32 x 256).
 // CHECK-LABEL: func @count_narrow
-// CHECK-NOT: vector.load
+// CHECK-NOT: ld.global.cs
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c8192
 // CHECK: memref.atomic_rmw addi
 // CHECK-NOT: memref.store

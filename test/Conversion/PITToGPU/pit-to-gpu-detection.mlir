@@ -5,12 +5,13 @@
 // and the first of them holds the flag. Gathered along rows, each micro-tile
 // column is its own segment, with a micro-tile in every band (row): a thread
 // scans 16 rows of its vector column (16 threads of 32 vectors: 4 blocks)
-// and claims its column's slots once for all of them. A row is tested as
+// and claims its column's slots once for all of them. The rows are loaded
+// streaming (ld.global.cs: A is read once). A row is tested as
 // 32-bit words without the halves' sign bits (-0 is zero), OR-ed: whether
 // any lane is non-zero, without comparing each.
 // CHECK-LABEL: func @rows_1x64
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c4{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
-// CHECK-COUNT-16: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK-COUNT-16: llvm.inline_asm has_side_effects "ld.global.cs.v4.b32
 // CHECK-NOT: arith.cmpf
 // CHECK:   %[[WORDS:.+]] = vector.bitcast %{{.+}} : vector<8xf16> to vector<4xi32>
 // CHECK:   arith.andi %[[WORDS]], %cst{{.*}} : vector<4xi32>
@@ -35,7 +36,7 @@ func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memre
 // threads a micro-tile; a warp (in one band) claims its slots with one
 // atomic add.
 // CHECK-LABEL: func @k_16x16
-// CHECK-COUNT-16: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
+// CHECK-COUNT-16: llvm.inline_asm has_side_effects "ld.global.cs.v4.b32
 // CHECK:   gpu.shuffle  xor %{{.+}}, %c1_i32
 // CHECK-NOT: gpu.shuffle  xor
 // CHECK-COUNT-5: gpu.shuffle  up
@@ -51,7 +52,7 @@ func.func @k_16x16(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<
 
 // A 3-D sparse operand keeps the scan of a thread per micro-tile.
 // CHECK-LABEL: func @batch
-// CHECK-NOT: vector.load
+// CHECK-NOT: ld.global.cs
 // CHECK: memref.atomic_rmw addi
 func.func @batch(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref<2x128x64xf32>) {
   linalg.batch_matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x32x1]>}
@@ -86,8 +87,8 @@ func.func @k_16x16_short_rows(%a: memref<256x128xf16>, %b: memref<128x128xf16>, 
 // once, as a 16-bit integer.
 // CHECK-LABEL: func @k_32x1_compacted
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
-// CHECK-COUNT-8: vector.load %{{.+}} {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
-// CHECK-NOT: vector.load
+// CHECK-COUNT-8: llvm.inline_asm has_side_effects "ld.global.cs.v4.b32
+// CHECK-NOT: ld.global.cs
 // CHECK: arith.constant dense<2147450879> : vector<4xi32>
 // CHECK-COUNT-8: arith.andi %{{.+}}, %{{.+}} : vector<4xi32>
 // CHECK: %[[LANES:.+]] = vector.bitcast %{{.+}} : vector<4xi32> to vector<8xi16>
@@ -112,10 +113,10 @@ func.func @k_32x1_compacted(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c
 // tested (fp8 E4M3FN: 0x80 in each byte). In the FNUZ types that pattern
 // is NaN, not zero: every bit counts.
 // CHECK-LABEL: func @fp8_signed_zero
-// CHECK: vector.load %{{.+}} : memref<256x256xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: vector.bitcast %{{.+}} : vector<4xi32> to vector<16xf8E4M3FN>
 // CHECK: arith.constant dense<2139062143> : vector<4xi32>
 // CHECK-LABEL: func @fp8_fnuz
-// CHECK: vector.load %{{.+}} : memref<256x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK: vector.bitcast %{{.+}} : vector<4xi32> to vector<16xf8E4M3FNUZ>
 // CHECK: arith.constant dense<-1> : vector<4xi32>
 func.func @fp8_signed_zero(%a: memref<256x256xf8E4M3FN>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E4M3FN>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
@@ -145,7 +146,7 @@ func.func @fp8_fnuz(%a: memref<256x256xf8E4M3FNUZ>, %b: memref<256x128xf16>, %c:
 // f8E8M0FNU has no zero at all (its zero bits are 2^-127): no word test;
 // a thread scans each micro-tile, comparing its elements.
 // CHECK-LABEL: func @fp8_no_zero
-// CHECK-NOT: vector.load
+// CHECK-NOT: ld.global.cs
 // CHECK: arith.cmpf une
 func.func @fp8_no_zero(%a: memref<256x256xf8E8M0FNU>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E8M0FNU>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {

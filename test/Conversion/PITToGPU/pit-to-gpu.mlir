@@ -11,13 +11,14 @@
 // CHECK: %[[POS:.+]] = memref.view %[[ARENA]][%c256][] : memref<4352xi8> to memref<4x256xi32>
 // Detection: clear the counts (a memset), then a thread per column of
 // 16-byte vectors of a band of 32 rows (4 bands x 64 vectors: 2 blocks of
-// 128 threads) ORs its 32 vectors into the flags of its 4 micro-tiles (one
-// per lane). A warp lies in one band: a prefix sum of the lanes' counts
-// (shuffles up), one atomic add by lane 0 for the warp's total, broadcast;
-// each lane then fills its slots in turn.
+// 128 threads) loads its 32 vectors streaming (A is read once) and ORs them
+// into the flags of its 4 micro-tiles (one per lane). A warp lies in one
+// band: a prefix sum of the lanes' counts (shuffles up), one atomic add by
+// lane 0 for the warp's total, broadcast; each lane then fills its slots in
+// turn.
 // CHECK: gpu.memset %[[COUNTS]], %{{.+}} : memref<4xi32>, i32
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c2{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c128
-// CHECK-COUNT-32: vector.load %{{.+}} {alignment = 16 : i64} : memref<128x256xf32>, vector<4xf32>
+// CHECK-COUNT-32: llvm.inline_asm has_side_effects "ld.global.cs.v4.b32
 // CHECK:   vector.extract
 // CHECK-COUNT-5: gpu.shuffle  up
 // CHECK:   gpu.shuffle  idx
