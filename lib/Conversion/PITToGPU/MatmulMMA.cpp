@@ -458,11 +458,24 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   }
 
   // Tile `tile`'s segment and its first row and column. The blocks of a
-  // cluster take neighbouring row blocks of one n tile.
+  // cluster take neighbouring row blocks of one n tile. An STile's tiles go
+  // n tile by n tile, every segment of one before the next: the blocks
+  // running at once then read B's rows of a few n tiles (at 4096^3, 528
+  // blocks of 256 columns: 4 n tiles, 8 MiB of B), which stay in L2 while
+  // every segment gathers from them. Segment by segment, they read every
+  // row of B at once (the segments' k together cover most of it), and L2,
+  // where C's tiles are written too, let B's rows go before their next
+  // use. On an H100, 32x1 at 90% read 114 MB from DRAM that way for a 32
+  // MiB B, 36 MB this way (ncu); calls at 90-95% took 2-6 us less.
   struct TileOrigin {
     Value segment, m0, n0;
   };
   auto originOf = [&](Value tile) {
+    if (t.positions) {
+      Value segment = k.rem(tile, t.numSegments);
+      return TileOrigin{segment, k.mul(k.rem(segment, m / s.m), k.index(s.m)),
+                        k.mul(k.div(tile, t.numSegments), k.index(s.n))};
+    }
     Value cluster = k.div(tile, clusterBlocks);
     Value ordered =
         k.add(k.mul(k.div(cluster, nTiles), k.index(clusterBlocks * nTiles)),

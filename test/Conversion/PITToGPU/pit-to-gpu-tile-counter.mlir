@@ -39,9 +39,16 @@ func.func @many_tiles(%a: memref<4096x256xf16>, %b: memref<256x4096xf16>, %c: me
 
 // An STile whose tiles are no more than the blocks it may launch (2048) keeps
 // a block a tile, launched by the hardware's scheduler as blocks finish: no
-// counter.
+// counter. The tiles go n tile by n tile: block b takes segment b mod 128
+// and the columns from (b / 128) x 256, so that the blocks running at once
+// share B's columns.
 // CHECK-LABEL: func.func @block_a_tile
 // CHECK-NOT: scf.while
+// CHECK: gpu.launch blocks(%[[BLOCK:[^,]+]], {{.*}}) in (%{{.+}} = %c2048
+// CHECK: %[[SEGMENT:.+]] = arith.remui %[[BLOCK]], %c128{{.*}} : index
+// CHECK: %[[NTILE:.+]] = arith.divui %[[BLOCK]], %c128{{.*}} : index
+// CHECK: arith.muli %[[NTILE]], %c256 : index
+// CHECK: memref.load %{{.+}}[%[[SEGMENT]]] : memref<128xi32>
 // CHECK-NOT: memref<2xi32, #gpu.address_space<workgroup>>
 // CHECK: return
 func.func @block_a_tile(%a: memref<2048x256xf16>, %b: memref<256x4096xf16>, %c: memref<2048x4096xf32>) {
