@@ -47,7 +47,8 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       counts and a kernel that scans the tensor once and claims the slots of
       the non-zero micro-tiles of each segment with atomic adds (a 2-D
       tensor with rows of whole 16-byte vectors is read with coalesced
-      16-byte loads, a column of vectors per thread; otherwise a thread
+      16-byte streaming loads, a column of vectors per thread, in at most
+      512 blocks where blocks of up to 512 threads allow; otherwise a thread
       scans each micro-tile). The index is built out of order, with no
       synchronisation between blocks.
     * `pit.stile` becomes one kernel with a block per tile (segments x tiles

@@ -32,6 +32,21 @@ func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memre
 
 // -----
 
+// A scan of more than 512 blocks of 128 threads takes larger blocks, up to
+// 512 threads: 1x64 at 4096x4096 (16 rows a thread: 131072 threads) is
+// 512 blocks of 256, not 1024 of 128. A choice that leaves the detection
+// out still waits for its blocks to start and end.
+// CHECK-LABEL: func @large_scan
+// CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c512{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c256
+// CHECK-COUNT-16: llvm.inline_asm has_side_effects "ld.global.cs.v4.b32
+func.func @large_scan(%a: memref<4096x4096xf16>, %b: memref<4096x128xf16>, %c: memref<4096x128xf32>) {
+  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
+      ins(%a, %b : memref<4096x4096xf16>, memref<4096x128xf16>) outs(%c : memref<4096x128xf32>)
+  return
+}
+
+// -----
+
 // 16x16 micro-tiles gathered along k: 16 unrolled loads a thread, two
 // threads a micro-tile; a warp (in one band) claims its slots with one
 // atomic add.
