@@ -361,8 +361,8 @@ DetectionKernel::scanBands() {
         // A scan after 64 MiB of dirty lines took 16.4 us instead of 18.6
         // on an H100 (bench/probes/detection_scan.cu).
         auto loadRow = [&](Value row) {
-          return KernelBuilder{b, loc}.loadStreaming(vectorType, scan.source,
-                                                     ValueRange{row, column});
+          return k.loadStreaming(vectorType, scan.source,
+                                 ValueRange{row, column});
         };
         Value row0 = k.add(k.mul(firstBand, k.index(layout.microRows)),
                            k.mul(rowPart, k.index(layout.rowsPerThread)));
