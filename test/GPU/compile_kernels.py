@@ -31,6 +31,8 @@ def main():
             command += ["--variant", str(params["variant"])]
         if "cluster" in params:
             command += ["--mma-cluster-blocks", str(params["cluster"])]
+        if "chunk" in params:
+            command += ["--mma-chunk", str(params["chunk"])]
         result = subprocess.run(command, capture_output=True, text=True)
         if refused:
             ok = result.returncode != 0 and "does not divide" in result.stderr

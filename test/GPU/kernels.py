@@ -128,9 +128,10 @@ def cases():
     with, "choices", the variant its run-time selection must choose at each
     sparsity, "variant", the variant to run always (numbered as pit-sparsify's
     `variant`: those that fit, in the table's order), "chip", the chip to
-    compile for when it is not the machines' (sm_90a), and "cluster", the
+    compile for when it is not the machines' (sm_90a), "cluster", the
     blocks of a cluster of the dense blocks' TMA copies
-    (--mma-cluster-blocks). "ct", C's element type, is f32 unless a case
+    (--mma-cluster-blocks), and "chunk", the k the STile blocks multiply
+    at a time (--mma-chunk). "ct", C's element type, is f32 unless a case
     names it."""
     out = []
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
@@ -146,6 +147,16 @@ def cases():
     for t in ["f16", "bf16"]:
         out.append((f"small_matmul_{t}_256_64x64_2", MATMUL,
                     dict(m=256, n=256, k=256, t=t, mt="64x64"), 2, False))
+    # Single-column micro-tiles taller than 32 rows: the detection writes
+    # their compacted copy (8 or 16 lanes a band column), which the STile
+    # reads stored k by k; with chunks of 64, 64 rows multiply with wgmma,
+    # A m-major, and 128 rows with mma.sync.
+    for t in ["f16", "bf16"]:
+        out.append((f"small_matmul_{t}_256_64x1_2", MATMUL,
+                    dict(m=256, n=256, k=256, t=t, mt="64x1", chunk=64), 2,
+                    False))
+    out.append(("small_matmul_256_128x1_2", MATMUL,
+                dict(m=256, n=256, k=256, t="f16", mt="128x1"), 2, False))
     out.append(("small_matmul_unfreed_256_32x1_2", MATMUL_UNFREED_TEMPORARY,
                 dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_tensor_temporary_256_32x1_2",

@@ -96,8 +96,12 @@ static void fenceForAsyncProxy(OpBuilder &b, Location loc) {
 constexpr int64_t kSwizzleAtomBytes = 1024;
 
 bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
-  // A warpgroup for each 64 rows, n / 2 accumulators a thread.
-  return !aKMajor && shape.m % 64 == 0 && shape.m <= kMaxWarpgroups * 64 &&
+  // A warpgroup for each 64 rows, n / 2 accumulators a thread. An A stored
+  // k by k (sA k x m) is wgmma's m-major layout only where its rows are
+  // one 128-byte swizzle row: 64 rows of the tile, one warpgroup.
+  if (aKMajor && shape.m != kSwizzleRowElements)
+    return false;
+  return shape.m % 64 == 0 && shape.m <= kMaxWarpgroups * 64 &&
          shape.k == kSwizzleRowElements &&
          shape.n % kSwizzleRowElements == 0 && shape.n <= 256;
 }
@@ -782,6 +786,20 @@ static Value buildDescriptor(KernelBuilder &k, Value address,
 }
 
 Value BlockMma::descriptorA(Value stage, int64_t k16) {
+  if (aKMajor) {
+    // sA is k x 64 (one warpgroup): m-major for wgmma, as B is n-major, a
+    // single block of 64 columns whose groups of 8 k rows lie 1024 bytes
+    // apart; a k16 step is two groups.
+    Value stageBytes = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), k.mul(stage, k.index(shape.m * shape.k * 2)));
+    Value offset =
+        arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
+    Value address = arith::AddIOp::create(
+        b, loc, addressA, arith::AddIOp::create(b, loc, stageBytes, offset));
+    return buildDescriptor(k, address,
+                           /*leadingBytes=*/shape.k * kSwizzleRowElements * 2,
+                           /*strideBytes=*/kSwizzleAtomBytes);
+  }
   // A is k-major: rows of 128 bytes, 8-row groups 1024 bytes apart; the
   // k16 steps move 32 bytes along the (swizzled) row. The warpgroup reads
   // its 64 rows.
@@ -827,15 +845,19 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
   auto overwrite =
       NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero);
   auto mmaShape = NVVM::MMAShapeAttr::get(ctx, 64, warpgroupN(), 16);
-  // A k-major ("row"), B n-major ("row": transposed from wgmma's k-major).
+  // A k-major ("row"; stored k by k, m-major: "col", transposed), B
+  // n-major ("row": transposed from wgmma's k-major).
   auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+  auto layoutA = aKMajor
+                     ? NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col)
+                     : row;
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
     acc.front() = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, acc.front().getType(), acc.front(), descriptorA(stage, k16),
         descriptorB(stage, k16), mmaShape, typeIn, typeIn, typeOut,
         fresh && k16 == 0 ? overwrite : accumulate,
-        scaleOne, scaleOne, row, row, /*satfinite=*/nullptr);
+        scaleOne, scaleOne, layoutA, row, /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);

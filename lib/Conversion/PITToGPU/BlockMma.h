@@ -171,8 +171,9 @@ struct MmaTileShape {
 ///   [64 g + 16 w, 64 g + 16 w + 16), with the same group / inGroup pattern
 ///   as mma.sync. The shared tiles are then
 ///   in the 128-byte swizzled layouts wgmma reads: A k-major with rows of 64
-///   (exactly the swizzle above), B n-major as blocks of 64 columns, each k
-///   x 64, and both start at multiples of 1024 bytes.
+///   (exactly the swizzle above), or, stored k by k (`aKMajor`, 64 rows
+///   only), m-major as one block k x 64, B n-major as blocks of 64 columns,
+///   each k x 64, and both start at multiples of 1024 bytes.
 class BlockMma {
 public:
   /// `warpgroupMma` asks for wgmma; the block uses it where the shape
@@ -208,7 +209,8 @@ public:
 
   /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
   /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
-  /// 64, at most 128 accumulators a thread, and A k-major.
+  /// 64, at most 128 accumulators a thread; an A stored k by k
+  /// (`aKMajor`) only in tiles of 64 rows.
   static bool supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor);
 
   /// The indices of element (row, column) of stage `stage` of a shared tile

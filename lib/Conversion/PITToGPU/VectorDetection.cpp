@@ -131,9 +131,10 @@ struct ScanLayout {
 };
 
 /// Whether a band's rows split into whole vectors' worth among a power of
-/// two of lanes, each loaded unrolled.
+/// two of lanes of one warp: each lane then loads a vector's worth of rows
+/// (`lanes`, fewer than kUnrolledRows), unrolled.
 bool canSplitRows(int64_t microRows, int64_t lanes) {
-  return microRows % lanes == 0 && microRows <= kUnrolledRows &&
+  return microRows % lanes == 0 && microRows / lanes <= kWarpSize &&
          llvm::isPowerOf2_64(microRows / lanes);
 }
 bool canSplitRows(const ScanLayout &layout) {
