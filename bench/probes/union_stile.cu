@@ -1,0 +1,415 @@
+// Probe: would a k-walk STile whose strips share B's rows in shared memory
+// beat PIT's, where each 32-row strip gathers its own rows of B?
+//
+// At 4096^3 f16 with 32x1 micro-tiles at 90%, PIT's STile (a block per
+// 32-row strip and n tile, mma.sync) reads B from L2 once for every strip:
+// 128 x 410 rows x 8 KiB = 430 MB, and takes about 76 us
+// (b_gather_read.cu times that gather alone at 58 us). Here a block takes a
+// GROUP of strips and an n tile of 128 columns: it walks the UNION of its
+// strips' k sets in chunks of kChunkRows rows of B (cp.async, 16-byte
+// pieces, swizzled), a ring of kStages chunks, and each strip's two warps
+// multiply their own k, 16 at a time, reading their B rows out of the ring
+// with ldmatrix (each lane addresses its own row: a gather out of shared
+// memory costs nothing more). With 8 strips the union covers 57% of k: B
+// flows from L2 as 16 x 0.57 x 32 MiB = 306 MB.
+//
+// What the detection would have to write for it is prepared on the host:
+// each group's union of rows, and each strip's k in groups of 16 (a group
+// closes early where its rows would span more than kWindow chunks, padded
+// with zero A), each with the union positions of its rows and its A in
+// mma.sync fragment order. The kernel's result is checked on 64 rows
+// against a float64 product on the host. Median of 30 calls between CUDA
+// events, each after a 64 MiB memset (L2 full of dirty lines, as a call's
+// STile meets them), after a second of memsets.
+//
+//   nvcc -O3 -arch=sm_90a -std=c++17 -o build/probes/union_stile
+//        bench/probes/union_stile.cu
+//   build/probes/union_stile [density]
+
+#include "Probe.h"
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+// The ring's shape, settable at compile time (-DKCHUNK=... ).
+#ifndef KCHUNK
+#define KCHUNK 64
+#endif
+#ifndef KWINDOW
+#define KWINDOW 3
+#endif
+#ifndef KAHEAD
+#define KAHEAD 3
+#endif
+
+namespace {
+
+constexpr int kSize = 4096;
+constexpr int kStripRows = 32;
+constexpr int kStrips = kSize / kStripRows;
+constexpr int kTileColumns = 128;
+constexpr int kNTiles = kSize / kTileColumns;
+constexpr int kChunkRows = KCHUNK;
+/// Chunks a group of 16 k may span, all resident while it is multiplied.
+constexpr int kWindow = KWINDOW;
+/// Chunks in flight ahead of the one multiplied.
+constexpr int kAhead = KAHEAD;
+constexpr int kStages = kWindow + kAhead;
+constexpr int kRowBytes = kTileColumns * 2;
+constexpr int kStageBytes = kChunkRows * kRowBytes;
+
+struct Groups {
+  int stripsPerGroup;
+  int maxGroups;              // 16-k groups a strip, at most
+  std::vector<int> unionRows; // [group][kSize]
+  std::vector<int> unionCount;
+  std::vector<int> groupCount;   // [strip]
+  std::vector<int> groupReady;   // [strip][maxGroups]: chunk
+  std::vector<int> groupRows;    // [strip][maxGroups][16]: union positions
+  std::vector<uint4> groupA;     // [strip][maxGroups][2][32]: fragments
+};
+
+__device__ __forceinline__ unsigned sharedAddress(const void *pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+/// Block (group g, n tile): 2 warps a strip, each 32 rows x 64 columns.
+template <int StripsPerGroup>
+__global__ void __launch_bounds__(StripsPerGroup * 64)
+    unionSTile(const __half *b, __half *c, const int *unionRows,
+               const int *unionCount, const int *groupCount,
+               const int *groupReady, const int *groupRows,
+               const uint4 *groupA, int maxGroups) {
+  extern __shared__ __align__(1024) unsigned char ring[];
+  constexpr int kThreads = StripsPerGroup * 64;
+  constexpr int kGroups = kStrips / StripsPerGroup;
+  int group = blockIdx.x % kGroups;
+  int n0 = blockIdx.x / kGroups * kTileColumns;
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int strip = group * StripsPerGroup + warp / 2;
+  int half = warp % 2;
+  int rows = unionCount[group];
+  int chunks = (rows + kChunkRows - 1) / kChunkRows;
+  const int *myRows = unionRows + group * kSize;
+
+  // A thread's pieces of a chunk, and their rows of B loaded a chunk
+  // ahead (issuing a chunk would otherwise wait for them first).
+  constexpr int kPieces = kChunkRows * 16 / kThreads;
+  int rowsAhead[kPieces];
+  auto loadRows = [&](int chunk) {
+#pragma unroll
+    for (int i = 0; i < kPieces; ++i) {
+      int u = chunk * kChunkRows + (threadIdx.x + i * kThreads) / 16;
+      rowsAhead[i] = u < rows ? myRows[u] : -1;
+    }
+  };
+  auto issueChunk = [&](int chunk) {
+    if (chunk < chunks) {
+      unsigned stage = sharedAddress(ring) + (chunk % kStages) * kStageBytes;
+#pragma unroll
+      for (int i = 0; i < kPieces; ++i) {
+        int piece = threadIdx.x + i * kThreads;
+        int row = piece / 16, column = piece % 16;
+        if (rowsAhead[i] >= 0) {
+          const __half *source =
+              b + static_cast<size_t>(rowsAhead[i]) * kSize + n0 + column * 8;
+          unsigned target =
+              stage + row * kRowBytes + ((column ^ (row & 7)) * 16);
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                           target),
+                       "l"(source));
+        }
+      }
+    }
+    asm volatile("cp.async.commit_group;");
+    loadRows(chunk + 1);
+  };
+
+  float acc[2][8][4] = {};
+  int groupsOfStrip = groupCount[strip];
+  // The next 16-k group's chunk, A fragments and row, loaded one group
+  // ahead so that their latency hides behind the group before.
+  int next = 0, readyNext = -1, uNext = 0;
+  uint4 a0Next = {0, 0, 0, 0}, a1Next = {0, 0, 0, 0};
+  auto loadNext = [&] {
+    if (next >= groupsOfStrip) {
+      readyNext = -1;
+      return;
+    }
+    size_t at = static_cast<size_t>(strip) * maxGroups + next;
+    readyNext = groupReady[at];
+    a0Next = groupA[(at * 2 + 0) * 32 + lane];
+    a1Next = groupA[(at * 2 + 1) * 32 + lane];
+    uNext = groupRows[at * 16 + lane % 16];
+  };
+  loadNext();
+  loadRows(0);
+  for (int chunk = 0; chunk < kAhead; ++chunk)
+    issueChunk(chunk);
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1));
+    __syncthreads();
+    issueChunk(chunk + kAhead);
+    while (readyNext == chunk) {
+      uint4 a0 = a0Next, a1 = a1Next;
+      int u = uNext;
+      ++next;
+      loadNext();
+      unsigned rowAddress = sharedAddress(ring) +
+                            ((u / kChunkRows) % kStages) * kStageBytes +
+                            (u % kChunkRows) * kRowBytes;
+#pragma unroll
+      for (int pair = 0; pair < 4; ++pair) {
+        int column = half * 8 + pair * 2 + lane / 16;
+        unsigned address = rowAddress + ((column ^ (u & 7)) * 16);
+        unsigned r0, r1, r2, r3;
+        asm volatile(
+            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, "
+            "%3}, [%4];"
+            : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+            : "r"(address));
+#pragma unroll
+        for (int m = 0; m < 2; ++m) {
+          uint4 a = m ? a1 : a0;
+#pragma unroll
+          for (int t = 0; t < 2; ++t) {
+            float *d = acc[m][pair * 2 + t];
+            unsigned b0 = t ? r2 : r0, b1 = t ? r3 : r1;
+            asm volatile(
+                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, "
+                "%2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
+          }
+        }
+      }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;");
+  // C's rows of the strip, this warp's 64 columns.
+  int g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int m = 0; m < 2; ++m)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      int row = strip * kStripRows + m * 16 + g;
+      int column = n0 + half * 64 + j * 8 + 2 * t;
+      *reinterpret_cast<__half2 *>(c + static_cast<size_t>(row) * kSize +
+                                   column) =
+          __floats2half2_rn(acc[m][j][0], acc[m][j][1]);
+      *reinterpret_cast<__half2 *>(c + static_cast<size_t>(row + 8) * kSize +
+                                   column) =
+          __floats2half2_rn(acc[m][j][2], acc[m][j][3]);
+    }
+}
+
+unsigned packHalves(__half low, __half high) {
+  return static_cast<unsigned>(__half_as_ushort(low)) |
+         (static_cast<unsigned>(__half_as_ushort(high)) << 16);
+}
+
+/// What the detection would write for groups of `stripsPerGroup` strips.
+Groups makeGroups(const std::vector<std::vector<int>> &kSets,
+                  const std::vector<__half> &a, int stripsPerGroup) {
+  Groups out;
+  out.stripsPerGroup = stripsPerGroup;
+  int groups = kStrips / stripsPerGroup;
+  out.unionRows.assign(static_cast<size_t>(groups) * kSize, 0);
+  out.unionCount.assign(groups, 0);
+  std::vector<std::vector<int>> positions(kStrips);
+  for (int group = 0; group < groups; ++group) {
+    std::vector<int> where(kSize, -1);
+    int count = 0;
+    for (int k = 0; k < kSize; ++k)
+      for (int s = 0; s < stripsPerGroup; ++s) {
+        const auto &set = kSets[group * stripsPerGroup + s];
+        if (std::binary_search(set.begin(), set.end(), k)) {
+          where[k] = count;
+          out.unionRows[group * kSize + count++] = k;
+          break;
+        }
+      }
+    out.unionCount[group] = count;
+    for (int s = 0; s < stripsPerGroup; ++s) {
+      int strip = group * stripsPerGroup + s;
+      for (int k : kSets[strip])
+        positions[strip].push_back(where[k]);
+    }
+  }
+  // Each strip's k in groups of 16 that span at most kWindow chunks.
+  std::vector<std::vector<std::pair<int, int>>> spans(kStrips);
+  out.maxGroups = 0;
+  for (int strip = 0; strip < kStrips; ++strip) {
+    const auto &p = positions[strip];
+    for (size_t first = 0; first < p.size();) {
+      size_t last = first;
+      while (last + 1 < p.size() && last + 1 - first < 16 &&
+             p[last + 1] / kChunkRows - p[first] / kChunkRows < kWindow)
+        ++last;
+      spans[strip].push_back({static_cast<int>(first),
+                              static_cast<int>(last + 1)});
+      first = last + 1;
+    }
+    out.maxGroups =
+        std::max(out.maxGroups, static_cast<int>(spans[strip].size()));
+  }
+  out.groupCount.assign(kStrips, 0);
+  out.groupReady.assign(static_cast<size_t>(kStrips) * out.maxGroups, -1);
+  out.groupRows.assign(static_cast<size_t>(kStrips) * out.maxGroups * 16, 0);
+  out.groupA.assign(static_cast<size_t>(kStrips) * out.maxGroups * 64,
+                    uint4{0, 0, 0, 0});
+  for (int strip = 0; strip < kStrips; ++strip) {
+    const auto &p = positions[strip];
+    const auto &set = kSets[strip];
+    out.groupCount[strip] = static_cast<int>(spans[strip].size());
+    for (size_t q = 0; q < spans[strip].size(); ++q) {
+      auto [first, end] = spans[strip][q];
+      size_t at = static_cast<size_t>(strip) * out.maxGroups + q;
+      out.groupReady[at] = p[end - 1] / kChunkRows;
+      for (int i = 0; i < 16; ++i)
+        out.groupRows[at * 16 + i] = first + i < end ? p[first + i] : p[first];
+      // A(row, i): the strip's row at its k number first + i (0 past end).
+      auto value = [&](int row, int i) {
+        if (first + i >= end)
+          return __float2half(0.0f);
+        return a[static_cast<size_t>(strip * kStripRows + row) * kSize +
+                 set[first + i]];
+      };
+      for (int m = 0; m < 2; ++m)
+        for (int lane = 0; lane < 32; ++lane) {
+          int g = lane / 4, t = lane % 4, r = m * 16 + g;
+          out.groupA[(at * 2 + m) * 32 + lane] = uint4{
+              packHalves(value(r, 2 * t), value(r, 2 * t + 1)),
+              packHalves(value(r + 8, 2 * t), value(r + 8, 2 * t + 1)),
+              packHalves(value(r, 2 * t + 8), value(r, 2 * t + 9)),
+              packHalves(value(r + 8, 2 * t + 8), value(r + 8, 2 * t + 9))};
+        }
+    }
+  }
+  return out;
+}
+
+template <typename T> T *toDevice(const std::vector<T> &host) {
+  T *device;
+  CHECK(cudaMalloc(&device, sizeof(T) * std::max<size_t>(host.size(), 1)));
+  CHECK(cudaMemcpy(device, host.data(), sizeof(T) * host.size(),
+                   cudaMemcpyHostToDevice));
+  return device;
+}
+
+template <int StripsPerGroup>
+void timeGroups(const std::vector<std::vector<int>> &kSets,
+                const std::vector<__half> &a, const std::vector<__half> &b,
+                const __half *bDevice, __half *cDevice, void *dirty,
+                cudaStream_t stream) {
+  Groups groups = makeGroups(kSets, a, StripsPerGroup);
+  int *unionRows = toDevice(groups.unionRows);
+  int *unionCount = toDevice(groups.unionCount);
+  int *groupCount = toDevice(groups.groupCount);
+  int *groupReady = toDevice(groups.groupReady);
+  int *groupRows = toDevice(groups.groupRows);
+  uint4 *groupA = toDevice(groups.groupA);
+  int ring = kStages * kStageBytes;
+  auto kernel = unionSTile<StripsPerGroup>;
+  CHECK(cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring));
+  int blocks = kStrips / StripsPerGroup * kNTiles;
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  std::vector<float> times;
+  for (int call = 0; call < 31; ++call) {
+    CHECK(cudaMemsetAsync(dirty, call, size_t(64) << 20, stream));
+    CHECK(cudaMemsetAsync(cDevice, 0xff, size_t(kSize) * kSize * 2, stream));
+    CHECK(cudaEventRecord(start, stream));
+    launchKernel(stream, kernel, blocks, StripsPerGroup * 64, ring, false,
+                 bDevice, cDevice, unionRows, unionCount, groupCount,
+                 groupReady, groupRows, groupA, groups.maxGroups);
+    CHECK(cudaEventRecord(stop, stream));
+    CHECK(cudaEventSynchronize(stop));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (call > 0)
+      times.push_back(ms * 1000);
+  }
+  std::sort(times.begin(), times.end());
+  // Check 64 rows (two of each of 32 strips) against float64.
+  std::vector<__half> c(static_cast<size_t>(kSize) * kSize);
+  CHECK(cudaMemcpy(c.data(), cDevice, sizeof(__half) * c.size(),
+                   cudaMemcpyDeviceToHost));
+  double worst = 0.0, largest = 0.0;
+  for (int r = 0; r < 64; ++r) {
+    int row = (r / 2) * 4 * kStripRows + (r % 2 ? 31 : 5);
+    int strip = row / kStripRows;
+    std::vector<double> reference(kSize, 0.0);
+    for (int k : kSets[strip]) {
+      double av = __half2float(a[static_cast<size_t>(row) * kSize + k]);
+      for (int n = 0; n < kSize; ++n)
+        reference[n] += av * __half2float(b[static_cast<size_t>(k) * kSize + n]);
+    }
+    for (int n = 0; n < kSize; ++n) {
+      double got = __half2float(c[static_cast<size_t>(row) * kSize + n]);
+      worst = std::max(worst, std::fabs(got - reference[n]));
+      largest = std::max(largest, std::fabs(reference[n]));
+    }
+  }
+  long long unionRowsTotal = 0;
+  for (int count : groups.unionCount)
+    unionRowsTotal += count;
+  std::printf("%2d strips a group: %4d blocks of %3d threads, union rows %lld "
+              "(B from L2 %.0f MB), %.1f us (median of 30), rel err %.1e %s\n",
+              StripsPerGroup, blocks, StripsPerGroup * 64, unionRowsTotal,
+              unionRowsTotal * double(kSize) * 2 / 1e6, times[times.size() / 2],
+              worst / largest, worst / largest < 1e-2 ? "PASS" : "FAIL");
+  for (void *p : {static_cast<void *>(unionRows), static_cast<void *>(unionCount),
+                  static_cast<void *>(groupCount), static_cast<void *>(groupReady),
+                  static_cast<void *>(groupRows), static_cast<void *>(groupA)})
+    CHECK(cudaFree(p));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  double density = argc > 1 ? std::atof(argv[1]) : 0.1;
+  std::mt19937 random(11);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::bernoulli_distribution nonZero(density);
+  std::vector<__half> a(static_cast<size_t>(kSize) * kSize, __float2half(0.0f));
+  std::vector<__half> b(static_cast<size_t>(kSize) * kSize);
+  std::vector<std::vector<int>> kSets(kStrips);
+  for (int strip = 0; strip < kStrips; ++strip)
+    for (int k = 0; k < kSize; ++k)
+      if (nonZero(random)) {
+        kSets[strip].push_back(k);
+        for (int r = 0; r < kStripRows; ++r)
+          a[static_cast<size_t>(strip * kStripRows + r) * kSize + k] =
+              __float2half(uniform(random));
+      }
+  for (auto &value : b)
+    value = __float2half(uniform(random));
+  __half *bDevice = toDevice(b), *cDevice;
+  CHECK(cudaMalloc(&cDevice, sizeof(__half) * b.size()));
+  void *dirty;
+  CHECK(cudaMalloc(&dirty, size_t(64) << 20));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  auto warmUntil = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < warmUntil)
+    CHECK(cudaMemsetAsync(dirty, 1, size_t(64) << 20, stream));
+  std::printf("32x1 micro-tiles at density %.2f, 4096^3 f16, n tiles of %d, "
+              "chunks of %d union rows, %d stages\n",
+              density, kTileColumns, kChunkRows, kStages);
+  timeGroups<1>(kSets, a, b, bDevice, cDevice, dirty, stream);
+  timeGroups<2>(kSets, a, b, bDevice, cDevice, dirty, stream);
+  timeGroups<4>(kSets, a, b, bDevice, cDevice, dirty, stream);
+  timeGroups<8>(kSets, a, b, bDevice, cDevice, dirty, stream);
+  return 0;
+}
