@@ -135,13 +135,8 @@ int main(int argc, char **argv) {
   CHECK(cudaMalloc(&rows, sizeof(int) * kStrips * kSize));
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
 
-  auto warmUntil = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (std::chrono::steady_clock::now() < warmUntil)
-    CHECK(cudaMemsetAsync(dirty, 1, size_t(64) << 20, stream));
+  warmUp(stream, dirty, size_t(64) << 20);
 
   std::vector<Case> cases;
   for (double density : {0.10, 0.05})
@@ -164,28 +159,20 @@ int main(int argc, char **argv) {
                      cudaMemcpyHostToDevice));
     int nTiles = kSize / c.width;
     int blocks = groups * nTiles;
-    std::vector<float> times;
-    for (int call = 0; call < calls; ++call) {
-      CHECK(cudaMemsetAsync(dirty, call, size_t(64) << 20, stream));
-      CHECK(cudaEventRecord(start, stream));
-      if (c.width == 256)
-        launchKernel(stream, gatherRows<256>, blocks, kThreads, 0, false, b,
-                     rowStarts, rows, groups, sink);
-      else if (c.width == 128)
-        launchKernel(stream, gatherRows<128>, blocks, kThreads, 0, false, b,
-                     rowStarts, rows, groups, sink);
-      else
-        launchKernel(stream, gatherRows<64>, blocks, kThreads, 0, false, b,
-                     rowStarts, rows, groups, sink);
-      CHECK(cudaEventRecord(stop, stream));
-      CHECK(cudaEventSynchronize(stop));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      if (call > 0)
-        times.push_back(ms * 1000);
-    }
-    std::sort(times.begin(), times.end());
-    double median = times[times.size() / 2];
+    double median = medianMicroseconds(
+        stream, calls,
+        [&] { CHECK(cudaMemsetAsync(dirty, 7, size_t(64) << 20, stream)); },
+        [&] {
+          if (c.width == 256)
+            launchKernel(stream, gatherRows<256>, blocks, kThreads, 0, false,
+                         b, rowStarts, rows, groups, sink);
+          else if (c.width == 128)
+            launchKernel(stream, gatherRows<128>, blocks, kThreads, 0, false,
+                         b, rowStarts, rows, groups, sink);
+          else
+            launchKernel(stream, gatherRows<64>, blocks, kThreads, 0, false,
+                         b, rowStarts, rows, groups, sink);
+        });
     double bytes = double(lists.rows.size()) * kSize * 2; // every n tile
     std::printf("%.2f %d %d %s %zu %d %.1f %.1f %.0f\n", c.density,
                 c.stripsPerGroup, c.width, c.sameRows ? "same" : "own",

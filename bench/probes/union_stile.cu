@@ -271,7 +271,7 @@ Groups makeGroups(const std::vector<std::vector<int>> &kSets,
     const auto &set = kSets[strip];
     out.groupCount[strip] = static_cast<int>(spans[strip].size());
     for (size_t q = 0; q < spans[strip].size(); ++q) {
-      auto [first, end] = spans[strip][q];
+      int first = spans[strip][q].first, end = spans[strip][q].second;
       size_t at = static_cast<size_t>(strip) * out.maxGroups + q;
       out.groupReady[at] = p[end - 1] / kChunkRows;
       for (int i = 0; i < 16; ++i)
@@ -322,25 +322,18 @@ void timeGroups(const std::vector<std::vector<int>> &kSets,
   CHECK(cudaFuncSetAttribute(
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring));
   int blocks = kStrips / StripsPerGroup * kNTiles;
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<float> times;
-  for (int call = 0; call < 31; ++call) {
-    CHECK(cudaMemsetAsync(dirty, call, size_t(64) << 20, stream));
-    CHECK(cudaMemsetAsync(cDevice, 0xff, size_t(kSize) * kSize * 2, stream));
-    CHECK(cudaEventRecord(start, stream));
-    launchKernel(stream, kernel, blocks, StripsPerGroup * 64, ring, false,
-                 bDevice, cDevice, unionRows, unionCount, groupCount,
-                 groupReady, groupRows, groupA, groups.maxGroups);
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (call > 0)
-      times.push_back(ms * 1000);
-  }
-  std::sort(times.begin(), times.end());
+  double median = medianMicroseconds(
+      stream, 31,
+      [&] {
+        CHECK(cudaMemsetAsync(dirty, 7, size_t(64) << 20, stream));
+        CHECK(cudaMemsetAsync(cDevice, 0xff, size_t(kSize) * kSize * 2,
+                              stream));
+      },
+      [&] {
+        launchKernel(stream, kernel, blocks, StripsPerGroup * 64, ring, false,
+                     bDevice, cDevice, unionRows, unionCount, groupCount,
+                     groupReady, groupRows, groupA, groups.maxGroups);
+      });
   // Check 64 rows (two of each of 32 strips) against float64.
   std::vector<__half> c(static_cast<size_t>(kSize) * kSize);
   CHECK(cudaMemcpy(c.data(), cDevice, sizeof(__half) * c.size(),
@@ -367,7 +360,7 @@ void timeGroups(const std::vector<std::vector<int>> &kSets,
   std::printf("%2d strips a group: %4d blocks of %3d threads, union rows %lld "
               "(B from L2 %.0f MB), %.1f us (median of 30), rel err %.1e %s\n",
               StripsPerGroup, blocks, StripsPerGroup * 64, unionRowsTotal,
-              unionRowsTotal * double(kSize) * 2 / 1e6, times[times.size() / 2],
+              unionRowsTotal * double(kSize) * 2 / 1e6, median,
               worst / largest, worst / largest < 1e-2 ? "PASS" : "FAIL");
   for (void *p : {static_cast<void *>(unionRows), static_cast<void *>(unionCount),
                   static_cast<void *>(groupCount), static_cast<void *>(groupReady),
@@ -401,9 +394,7 @@ int main(int argc, char **argv) {
   CHECK(cudaMalloc(&dirty, size_t(64) << 20));
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
-  auto warmUntil = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (std::chrono::steady_clock::now() < warmUntil)
-    CHECK(cudaMemsetAsync(dirty, 1, size_t(64) << 20, stream));
+  warmUp(stream, dirty, size_t(64) << 20);
   std::printf("32x1 micro-tiles at density %.2f, 4096^3 f16, n tiles of %d, "
               "chunks of %d union rows, %d stages\n",
               density, kTileColumns, kChunkRows, kStages);
