@@ -149,14 +149,18 @@ def cases():
                     dict(m=256, n=256, k=256, t=t, mt="64x64"), 2, False))
     # Single-column micro-tiles taller than 32 rows: the detection writes
     # their compacted copy (8 or 16 lanes a band column), which the STile
-    # reads stored k by k; with chunks of 64, 64 rows multiply with wgmma,
-    # A m-major, and 128 rows with mma.sync.
+    # reads stored k by k: 64 rows with mma.sync (chunks of 32), or with
+    # wgmma, A m-major (chunks of 64); 128 rows with mma.sync, chunks of 64
+    # too (wgmma takes that tile only at 64 rows).
     for t in ["f16", "bf16"]:
-        out.append((f"small_matmul_{t}_256_64x1_2", MATMUL,
+        out.append((f"small_matmul_{t}_256_64x1_2_wgmma", MATMUL,
                     dict(m=256, n=256, k=256, t=t, mt="64x1", chunk=64), 2,
                     False))
+    out.append(("small_matmul_256_64x1_2", MATMUL,
+                dict(m=256, n=256, k=256, t="f16", mt="64x1"), 2, False))
     out.append(("small_matmul_256_128x1_2", MATMUL,
-                dict(m=256, n=256, k=256, t="f16", mt="128x1"), 2, False))
+                dict(m=256, n=256, k=256, t="f16", mt="128x1", chunk=64), 2,
+                False))
     out.append(("small_matmul_unfreed_256_32x1_2", MATMUL_UNFREED_TEMPORARY,
                 dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_tensor_temporary_256_32x1_2",
@@ -296,12 +300,14 @@ def cases():
     out.append(("matmul_1000_32x1", MATMUL,
                 dict(m=1000, n=1000, k=1000, t="f16", mt="32x1"), 2, True))
     # Samples as run-time selection takes them: every 4th band of 32x1
-    # (rows split among 4 lanes a band column), every 8th of 16x16 and every
+    # (rows split among 4 lanes a band column) and of 64x1 (8 lanes), every
+    # 8th of 16x16 and every
     # 4th of 32x64 (a micro-tile's vectors on lanes rowSharers apart), every
     # 4th micro-tile column of 1x64 (gathered along the rows). The patterns
     # are finer than the micro-tiles, so that a micro-tile whose non-zeros
     # lie in one of its vectors or rows only is counted too.
     for mt, pattern, axis, every, m, k in [("32x1", "8x1", 1, 4, 1024, 512),
+                                           ("64x1", "8x1", 1, 4, 1024, 512),
                                            ("16x16", "16x8", 1, 8, 1024, 512),
                                            ("32x64", "8x8", 1, 4, 1024, 512),
                                            ("1x64", "1x8", 0, 4, 256, 1024)]:

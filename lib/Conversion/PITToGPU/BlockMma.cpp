@@ -95,11 +95,12 @@ static void fenceForAsyncProxy(OpBuilder &b, Location loc) {
 /// 8 rows (1024 bytes) to one pattern of the 16-byte pieces.
 constexpr int64_t kSwizzleAtomBytes = 1024;
 
-bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor) {
+bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aStoredByK) {
   // A warpgroup for each 64 rows, n / 2 accumulators a thread. An A stored
-  // k by k (sA k x m) is wgmma's m-major layout only where its rows are
-  // one 128-byte swizzle row: 64 rows of the tile, one warpgroup.
-  if (aKMajor && shape.m != kSwizzleRowElements)
+  // k by k keeps sA k x m, rows of all of m: wgmma's m-major layout (blocks
+  // of 64 rows, each k x 128 bytes, as sB's of 64 columns) only where m is
+  // 64, one warpgroup.
+  if (aStoredByK && shape.m != kSwizzleRowElements)
     return false;
   return shape.m % 64 == 0 && shape.m <= kMaxWarpgroups * 64 &&
          shape.k == kSwizzleRowElements &&
@@ -130,14 +131,14 @@ int64_t BlockMma::dynamicSharedBytes(const MmaTileShape &shape,
 }
 
 BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-                   int64_t numTiles, int64_t stages, bool aKMajor,
+                   int64_t numTiles, int64_t stages, bool aStoredByK,
                    bool warpgroupMma, ArrayRef<MemRefType> workspace,
                    int64_t columnWarpgroups, int64_t otherWarpgroups,
                    int64_t replicas, int64_t clusterBlocks,
                    Value gridBlocks, Value tileCounter)
     : b(b), loc(loc), k{b, loc}, shape(shape), stages(stages),
-      aKMajor(aKMajor),
-      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aKMajor) &&
+      aStoredByK(aStoredByK),
+      warpgroup(warpgroupMma && supportsWarpgroupMma(shape, aStoredByK) &&
                 shape.n % (columnWarpgroups * kSwizzleRowElements) == 0),
       columnWarpgroups(warpgroup ? columnWarpgroups : 1),
       clusterBlocks(clusterBlocks) {
@@ -148,7 +149,7 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> aShape =
-      aKMajor ? SmallVector<int64_t>{stages, shape.k, shape.m}
+      aStoredByK ? SmallVector<int64_t>{stages, shape.k, shape.m}
               : SmallVector<int64_t>{stages, shape.m, shape.k};
   // wgmma reads B in blocks of 64 columns, each k x 64.
   SmallVector<int64_t> bShape =
@@ -340,7 +341,7 @@ void BlockMma::viewDynamicSharedMemory(MemRefType sharedA, MemRefType sharedB,
 
 int64_t BlockMma::rowElements(Value tile) const {
   if (tile == sA)
-    return aKMajor ? shape.m : shape.k;
+    return aStoredByK ? shape.m : shape.k;
   return shape.n;
 }
 
@@ -785,24 +786,27 @@ static Value buildDescriptor(KernelBuilder &k, Value address,
   return arith::OrIOp::create(b, loc, start, i64(fields));
 }
 
+Value BlockMma::mnMajorDescriptor(Value tileAddress, Value stageBytes,
+                                  int64_t k16) {
+  Value bytes =
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), stageBytes);
+  Value offset =
+      arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
+  Value address = arith::AddIOp::create(
+      b, loc, tileAddress, arith::AddIOp::create(b, loc, bytes, offset));
+  return buildDescriptor(k, address,
+                         /*leadingBytes=*/shape.k * kSwizzleRowElements * 2,
+                         /*strideBytes=*/kSwizzleAtomBytes);
+}
+
 Value BlockMma::descriptorA(Value stage, int64_t k16) {
-  if (aKMajor) {
-    // sA is k x 64 (one warpgroup): m-major for wgmma, as B is n-major, a
-    // single block of 64 columns whose groups of 8 k rows lie 1024 bytes
-    // apart; a k16 step is two groups.
-    Value stageBytes = arith::IndexCastOp::create(
-        b, loc, b.getI64Type(), k.mul(stage, k.index(shape.m * shape.k * 2)));
-    Value offset =
-        arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
-    Value address = arith::AddIOp::create(
-        b, loc, addressA, arith::AddIOp::create(b, loc, stageBytes, offset));
-    return buildDescriptor(k, address,
-                           /*leadingBytes=*/shape.k * kSwizzleRowElements * 2,
-                           /*strideBytes=*/kSwizzleAtomBytes);
-  }
-  // A is k-major: rows of 128 bytes, 8-row groups 1024 bytes apart; the
-  // k16 steps move 32 bytes along the (swizzled) row. The warpgroup reads
-  // its 64 rows.
+  // Stored k by k, sA is k x 64 (one warpgroup): m-major, one block.
+  if (aStoredByK)
+    return mnMajorDescriptor(addressA,
+                             k.mul(stage, k.index(shape.m * shape.k * 2)), k16);
+  // A with k contiguous: rows of 128 bytes, 8-row groups 1024 bytes apart;
+  // the k16 steps move 32 bytes along the (swizzled) row. The warpgroup
+  // reads its 64 rows.
   Value stageBytes = arith::IndexCastOp::create(
       b, loc, b.getI64Type(),
       k.add(k.mul(stage, k.index(shape.m * shape.k * 2)),
@@ -815,21 +819,14 @@ Value BlockMma::descriptorA(Value stage, int64_t k16) {
 }
 
 Value BlockMma::descriptorB(Value stage, int64_t k16) {
-  // B is n-major: blocks of 64 columns (k x 128 bytes) lie k * 128 bytes
-  // apart, groups of 8 k rows 1024 bytes apart; a k16 step is two groups.
-  // The warpgroup reads its n' columns.
+  // n-major; the warpgroup reads its n' columns.
   int64_t blockBytes = shape.k * kSwizzleRowElements * 2;
-  Value stageBytes = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
+  return mnMajorDescriptor(
+      addressB,
       k.add(k.mul(stage, k.index(shape.k * shape.n * 2)),
             k.mul(warpgroupColumns,
-                  k.index(warpgroupN() / kSwizzleRowElements * blockBytes))));
-  Value offset =
-      arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
-  Value address = arith::AddIOp::create(
-      b, loc, addressB, arith::AddIOp::create(b, loc, stageBytes, offset));
-  return buildDescriptor(k, address, /*leadingBytes=*/blockBytes,
-                         /*strideBytes=*/kSwizzleAtomBytes);
+                  k.index(warpgroupN() / kSwizzleRowElements * blockBytes))),
+      k16);
 }
 
 void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
@@ -845,10 +842,10 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
   auto overwrite =
       NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero);
   auto mmaShape = NVVM::MMAShapeAttr::get(ctx, 64, warpgroupN(), 16);
-  // A k-major ("row"; stored k by k, m-major: "col", transposed), B
-  // n-major ("row": transposed from wgmma's k-major).
+  // A with k contiguous ("row"), or stored k by k, m contiguous ("col":
+  // transposed); B n-major ("row": transposed from wgmma's k-major).
   auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
-  auto layoutA = aKMajor
+  auto layoutA = aStoredByK
                      ? NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col)
                      : row;
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
@@ -897,7 +894,7 @@ BlockMma::accumulateChunksWarpgroup(Value numChunks, const ChunkFill &fill) {
 }
 
 Value BlockMma::fragmentA(Value stage, int64_t ms, int64_t k16) {
-  if (aKMajor) {
+  if (aStoredByK) {
     // sA is k x m: transposed 8x8 loads. The matrices a0..a3 are (m 0-7,
     // k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15): lanes
     // 8i..8i+7 address the 8 k rows of matrix i at its first m.
@@ -922,7 +919,7 @@ Value BlockMma::fragmentA(Value stage, int64_t ms, int64_t k16) {
 
 std::pair<Value, Value> BlockMma::fragmentsB(Value stage, int64_t ns,
                                              int64_t k16) {
-  // B is k-major in shared memory; transposed 8x8 loads give the column
+  // B is stored k by k in shared memory; transposed 8x8 loads give the column
   // fragments. Lanes 0-15 address k rows 0-15 of piece ns, lanes 16-31 those
   // of piece ns + 1, when there is one.
   bool pair = ns + 1 < nSubtiles();

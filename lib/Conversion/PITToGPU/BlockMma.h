@@ -149,7 +149,7 @@ struct MmaTileShape {
 /// `numTiles` tiles (`blockId` is the
 /// tile; at most kMaxMmaBlocks blocks, which take several tiles each past
 /// that), with `stages` copies of the shared tiles sA (m x k, or k x m when
-/// `aKMajor`: for an A whose columns are contiguous) and sB (k x n) so that
+/// `aStoredByK`: for an A whose columns are contiguous) and sB (k x n) so that
 /// the copies of one chunk of k overlap the multiplication of the one
 /// before, and the builders of the kernel's phases. Stages beyond 48 KiB go
 /// to dynamic shared memory.
@@ -171,7 +171,7 @@ struct MmaTileShape {
 ///   [64 g + 16 w, 64 g + 16 w + 16), with the same group / inGroup pattern
 ///   as mma.sync. The shared tiles are then
 ///   in the 128-byte swizzled layouts wgmma reads: A k-major with rows of 64
-///   (exactly the swizzle above), or, stored k by k (`aKMajor`, 64 rows
+///   (exactly the swizzle above), or, stored k by k (`aStoredByK`, 64 rows
 ///   only), m-major as one block k x 64, B n-major as blocks of 64 columns,
 ///   each k x 64, and both start at multiples of 1024 bytes.
 class BlockMma {
@@ -193,7 +193,7 @@ public:
   /// starts), that each take the next tile not yet taken when done with
   /// one (`blockId`, in a loop the constructor builds around the tile).
   BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
-           int64_t numTiles, int64_t stages = 1, bool aKMajor = false,
+           int64_t numTiles, int64_t stages = 1, bool aStoredByK = false,
            bool warpgroupMma = false, ArrayRef<MemRefType> workspace = {},
            int64_t columnWarpgroups = 1, int64_t otherWarpgroups = 0,
            int64_t replicas = 1, int64_t clusterBlocks = 1,
@@ -208,10 +208,10 @@ public:
                                     ArrayRef<MemRefType> workspace);
 
   /// Whether wgmma can multiply tiles of `shape`: rows in whole m64
-  /// instructions, k of 64 (one 128-byte swizzle row of A), n in blocks of
-  /// 64, at most 128 accumulators a thread; an A stored k by k
-  /// (`aKMajor`) only in tiles of 64 rows.
-  static bool supportsWarpgroupMma(const MmaTileShape &shape, bool aKMajor);
+  /// instructions, k of 64, n in blocks of 64, at most 128 accumulators a
+  /// thread; an A stored k by k (`aStoredByK`) only in tiles of 64 rows
+  /// (sA's rows hold all of m: one 128-byte swizzle row only at 64).
+  static bool supportsWarpgroupMma(const MmaTileShape &shape, bool aStoredByK);
 
   /// The indices of element (row, column) of stage `stage` of a shared tile
   /// (sA or sB), swizzled.
@@ -440,6 +440,11 @@ private:
   /// A, at k16 step `k16`, and of all n of B there.
   Value descriptorA(Value stage, int64_t k16);
   Value descriptorB(Value stage, int64_t k16);
+  /// wgmma's descriptor of an m- or n-major tile `stageBytes` (an index)
+  /// past `tileAddress` (i64), at k16 step `k16`: blocks of 64 columns, each
+  /// k x 128 bytes, lie k * 128 bytes apart, groups of 8 k rows 1024 bytes
+  /// apart, and a k16 step is two groups.
+  Value mnMajorDescriptor(Value tileAddress, Value stageBytes, int64_t k16);
   /// The compacted k at which chunk `chunk` starts.
   Value chunkStart(Value chunk);
   /// Where `present`: issues the copies of the chunk at k0 into `stage`
@@ -468,7 +473,7 @@ private:
   KernelBuilder k;
   MmaTileShape shape;
   int64_t stages;
-  bool aKMajor;
+  bool aStoredByK;
   bool warpgroup;
   int64_t columnWarpgroups;
   int64_t clusterBlocks;

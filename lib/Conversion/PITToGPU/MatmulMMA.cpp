@@ -314,9 +314,9 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   int64_t nTiles = n / s.n;
   // A is stored k by k when read from the compacted copy: wgmma reads it
   // m-major in tiles of 64 rows; other heights keep mma.sync.
-  bool aKMajor = bool(t.compactedA);
+  bool aStoredByK = bool(t.compactedA);
   bool warpgroupMma =
-      t.warpgroupMma && BlockMma::supportsWarpgroupMma(s, aKMajor);
+      t.warpgroupMma && BlockMma::supportsWarpgroupMma(s, aStoredByK);
   int64_t numTiles = t.numSegments * nTiles;
   // A's pieces go through registers where a copy would straddle gathered
   // micro-tiles.
@@ -447,7 +447,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
               k.index(std::max<int64_t>(resident, 1))));
     tileCounter = buildZeroedCounter(b, loc);
   }
-  BlockMma mma(b, loc, s, numTiles, stages, aKMajor, warpgroupMma, workspace,
+  BlockMma mma(b, loc, s, numTiles, stages, aStoredByK, warpgroupMma, workspace,
                /*columnWarpgroups=*/1, /*otherWarpgroups=*/specialized ? 1 : 0,
                /*replicas=*/1, clusterBlocks, gridBlocks, tileCounter);
   if (tileCounter) {
@@ -532,7 +532,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
     }, guarded);
     // A from the compacted copy: micro-tile `slot` of the segment holds
     // A's rows m0.. of gathered column `slot`, contiguous: 16-byte copies of
-    // 8 rows into the k-major tile.
+    // 8 rows into the tile stored k by k.
     if (t.compactedA) {
       if (!stage)
         return;
@@ -839,7 +839,7 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   MmaTileShape wide{kDenseBlockRows, kDenseWarpgroupBlockColumns, kDenseChunk,
                     inputType};
   bool widens = options.warpgroupMma &&
-                BlockMma::supportsWarpgroupMma(wide, /*aKMajor=*/false) &&
+                BlockMma::supportsWarpgroupMma(wide, /*aStoredByK=*/false) &&
                 tile.extentN % wide.n == 0;
   tile.shape = {kDenseBlockRows, widens ? wide.n : kDenseBlockColumns,
                 kDenseChunk, inputType};

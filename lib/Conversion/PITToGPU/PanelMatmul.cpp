@@ -385,7 +385,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   if (rowMajorB && isEntryArgument(t.b) && s.k == kSwizzleRowElements)
     mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleRowElements);
   BlockMma mma(b, loc, s, numPanels * (t.extentN / s.n), stages,
-               /*aKMajor=*/false, /*warpgroupMma=*/true, workspace,
+               /*aStoredByK=*/false, /*warpgroupMma=*/true, workspace,
                columnWarpgroups, /*otherWarpgroups=*/1, replicas);
   assert(mma.usesWarpgroupMma() && "whyNoPanel checks for wgmma");
   // units: unit u is number `j` of segment `seg`, as seg * unitsPerSegment
@@ -934,7 +934,7 @@ std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
       std::numeric_limits<int32_t>::max())
     return "the panel's index of positions and slots needs more than 32 bits";
   if (!options.warpgroupMma ||
-      !BlockMma::supportsWarpgroupMma(tile.shape, /*aKMajor=*/false))
+      !BlockMma::supportsWarpgroupMma(tile.shape, /*aStoredByK=*/false))
     return "it needs wgmma (sm_90a) on a tile of whole 64-column blocks";
   int64_t bytes =
       panelSharedBytes(op.getContext(), tile.shape, *op.getPanel(),

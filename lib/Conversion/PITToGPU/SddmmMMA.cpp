@@ -438,7 +438,7 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
       b, loc, k.index(numTiles),
       k.mul(buildMultiprocessorCountAtEntry(b, loc, entry),
             k.index(blocksPerMultiprocessor)));
-  BlockMma mma(b, loc, s, numTiles, /*stages=*/2, /*aKMajor=*/false,
+  BlockMma mma(b, loc, s, numTiles, /*stages=*/2, /*aStoredByK=*/false,
                /*warpgroupMma=*/false, /*workspace=*/{sumsType},
                /*columnWarpgroups=*/1, /*otherWarpgroups=*/0,
                /*replicas=*/1, /*clusterBlocks=*/1, gridBlocks);

@@ -9,7 +9,8 @@ namespace mlir::pit {
 
 /// Whether the scan of `op` can also write a compacted copy of its non-zero
 /// micro-tiles: single columns (micro-tile [m, 1], gathered along the
-/// columns) of up to 32 rows, in whole 16-byte vectors.
+/// columns) of whole 16-byte vectors of rows, up to a warp of them (m / v
+/// lanes share a band column, v rows each; v: a vector's elements).
 bool canWriteCompactedCopy(DetectOp op);
 
 /// Builds, at the builder's insertion point, `scan` (of a 2-D source, into

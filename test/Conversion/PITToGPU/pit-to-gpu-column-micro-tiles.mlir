@@ -4,7 +4,9 @@
 // (segments x k x rows), which the STile copies into its shared tile
 // stored k by k. With chunks of 64 on sm_90a, 64 rows multiply with wgmma
 // reading that tile m-major (A's layout "col": transposed); 128 rows keep
-// mma.sync, its A fragments from transposed ldmatrix.
+// mma.sync, with chunks of 64 too (that tile's rows hold all 128 rows, not
+// wgmma's blocks of 64) and with the default chunks of 32, its A fragments
+// from transposed ldmatrix.
 // RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a mma-chunk=64" | FileCheck %s
 // RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=TALL
 
@@ -16,6 +18,12 @@
 // CHECK:     %[[TILE_A:.+]] = memref.view {{.+}} to memref<4x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:     nvgpu.device_async_copy %[[COPY]][{{.+}}], %[[TILE_A]][{{.+}}], 8
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
+// CHECK-LABEL: func.func @tall_column_micro_tiles
+// CHECK-NOT: wgmma
+// CHECK: memref.view {{.+}} to memref<2x64x128xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: wgmma
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: wgmma
 func.func @column_micro_tiles(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [64x1]>}
       ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>) outs(%c : memref<256x256xf32>)

@@ -30,6 +30,26 @@ func.func @count_bands(%a: memref<256x256xf16>, %counts: memref<2xi32>) {
 
 // -----
 
+// Every 4th band of 64x1 micro-tiles: a band column split among 8 lanes of
+// 8 rows each (as the detection that writes the compacted copy splits it),
+// their flags ORed with xor shuffles over the 8; no loop over the rows.
+// CHECK-LABEL: func @count_tall_bands
+// CHECK: gpu.launch
+// CHECK-NOT: scf.for
+// CHECK-COUNT-8: ld.global.cs
+// CHECK-NOT: ld.global.cs
+// CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c4_i32
+// CHECK: memref.atomic_rmw addi
+// CHECK: return
+func.func @count_tall_bands(%a: memref<512x256xf16>, %counts: memref<2xi32>) {
+  pit.count %a micro_tile [64, 1] axis 1 every 4 into %counts : memref<512x256xf16>, memref<2xi32>
+  return
+}
+
+// -----
+
 // Every 2nd micro-tile column of 1x64 (8 vectors each): the threads take
 // the 8 vectors of each sampled column (16 a row, 4 rows each, where a
 // detection takes 16: 1024 threads), skipping the others.
