@@ -49,13 +49,19 @@
 #ifndef KAHEAD
 #define KAHEAD 3
 #endif
+#ifndef KCOLUMNS
+#define KCOLUMNS 128
+#endif
 
 namespace {
 
 constexpr int kSize = 4096;
 constexpr int kStripRows = 32;
 constexpr int kStrips = kSize / kStripRows;
-constexpr int kTileColumns = 128;
+constexpr int kTileColumns = KCOLUMNS;
+/// Warps of a strip, 64 columns each; 16-byte pieces of a row of B.
+constexpr int kWarpsPerStrip = kTileColumns / 64;
+constexpr int kPiecesPerRow = kTileColumns / 8;
 constexpr int kNTiles = kSize / kTileColumns;
 constexpr int kChunkRows = KCHUNK;
 /// Chunks a group of 16 k may span, all resident while it is multiplied.
@@ -66,58 +72,86 @@ constexpr int kStages = kWindow + kAhead;
 constexpr int kRowBytes = kTileColumns * 2;
 constexpr int kStageBytes = kChunkRows * kRowBytes;
 
+/// A 16-k group as the kernel copies it: A's fragments (2 x 32 lanes x 16
+/// bytes) and the union positions of its 16 rows of B.
+constexpr int kRecordPieces = 64 + 4;
+constexpr int kRecordBytes = kRecordPieces * 16;
+/// Groups a strip may finish in one chunk (the host checks it).
+constexpr int kMaxGroupsPerChunk = kChunkRows / 16 + 2;
+constexpr int kSlotBytes = kMaxGroupsPerChunk * kRecordBytes;
+constexpr int kMaxChunks = kSize / kChunkRows;
+
 struct Groups {
   int stripsPerGroup;
   int maxGroups;              // 16-k groups a strip, at most
   std::vector<int> unionRows; // [group][kSize]
   std::vector<int> unionCount;
-  std::vector<int> groupCount;   // [strip]
-  std::vector<int> groupReady;   // [strip][maxGroups]: chunk
-  std::vector<int> groupRows;    // [strip][maxGroups][16]: union positions
-  std::vector<uint4> groupA;     // [strip][maxGroups][2][32]: fragments
+  /// [strip][kMaxChunks + 1]: the first group that chunk c finishes.
+  std::vector<int> firstGroup;
+  std::vector<uint4> records; // [strip][maxGroups][kRecordPieces]
 };
 
 __device__ __forceinline__ unsigned sharedAddress(const void *pointer) {
   return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
 }
 
-/// Block (group g, n tile): 2 warps a strip, each 32 rows x 64 columns.
+/// Block (group g, n tile): kWarpsPerStrip warps a strip, each 32 rows x
+/// 64 columns. Shared memory: the ring of B's chunks, then for each stage
+/// and strip the records of the groups that chunk finishes, then their
+/// counts. A chunk's records come through the same cp.async groups as its
+/// rows of B, so a warp never waits on global memory while it multiplies.
 template <int StripsPerGroup>
-__global__ void __launch_bounds__(StripsPerGroup * 64)
+__global__ void __launch_bounds__(StripsPerGroup * kWarpsPerStrip * 32)
     unionSTile(const __half *b, __half *c, const int *unionRows,
-               const int *unionCount, const int *groupCount,
-               const int *groupReady, const int *groupRows,
-               const uint4 *groupA, int maxGroups) {
+               const int *unionCount, const int *firstGroup,
+               const uint4 *records, int maxGroups) {
   extern __shared__ __align__(1024) unsigned char ring[];
-  constexpr int kThreads = StripsPerGroup * 64;
+  constexpr int kThreads = StripsPerGroup * kWarpsPerStrip * 32;
+  constexpr int kStripThreads = kWarpsPerStrip * 32;
   constexpr int kGroups = kStrips / StripsPerGroup;
   int group = blockIdx.x % kGroups;
   int n0 = blockIdx.x / kGroups * kTileColumns;
   int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int strip = group * StripsPerGroup + warp / 2;
-  int half = warp % 2;
+  int local = warp / kWarpsPerStrip;
+  int strip = group * StripsPerGroup + local;
+  int quarter = warp % kWarpsPerStrip;
+  int stripThread = threadIdx.x % kStripThreads;
   int rows = unionCount[group];
   int chunks = (rows + kChunkRows - 1) / kChunkRows;
   const int *myRows = unionRows + group * kSize;
+  const int *myFirst = firstGroup + strip * (kMaxChunks + 1);
+  unsigned ringAddress = sharedAddress(ring);
+  unsigned slotsAddress = ringAddress + kStages * kStageBytes;
+  int *counts = reinterpret_cast<int *>(
+      ring + kStages * kStageBytes +
+      kStages * StripsPerGroup * kSlotBytes);
+  auto slotOf = [&](int chunk) {
+    return slotsAddress +
+           ((chunk % kStages) * StripsPerGroup + local) * kSlotBytes;
+  };
 
   // A thread's pieces of a chunk, and their rows of B loaded a chunk
-  // ahead (issuing a chunk would otherwise wait for them first).
-  constexpr int kPieces = kChunkRows * 16 / kThreads;
+  // ahead (issuing a chunk would otherwise wait for them first); the same
+  // for the strip's groups of the chunk (first, and the next chunk's).
+  static_assert(kChunkRows * kPiecesPerRow % kThreads == 0,
+                "a chunk's pieces spread evenly over the block");
+  constexpr int kPieces = kChunkRows * kPiecesPerRow / kThreads;
   int rowsAhead[kPieces];
   auto loadRows = [&](int chunk) {
 #pragma unroll
     for (int i = 0; i < kPieces; ++i) {
-      int u = chunk * kChunkRows + (threadIdx.x + i * kThreads) / 16;
+      int u = chunk * kChunkRows + (threadIdx.x + i * kThreads) / kPiecesPerRow;
       rowsAhead[i] = u < rows ? myRows[u] : -1;
     }
   };
+  int groupFirst = 0, groupEnd = myFirst[1];
   auto issueChunk = [&](int chunk) {
     if (chunk < chunks) {
-      unsigned stage = sharedAddress(ring) + (chunk % kStages) * kStageBytes;
+      unsigned stage = ringAddress + (chunk % kStages) * kStageBytes;
 #pragma unroll
       for (int i = 0; i < kPieces; ++i) {
         int piece = threadIdx.x + i * kThreads;
-        int row = piece / 16, column = piece % 16;
+        int row = piece / kPiecesPerRow, column = piece % kPiecesPerRow;
         if (rowsAhead[i] >= 0) {
           const __half *source =
               b + static_cast<size_t>(rowsAhead[i]) * kSize + n0 + column * 8;
@@ -128,29 +162,26 @@ __global__ void __launch_bounds__(StripsPerGroup * 64)
                        "l"(source));
         }
       }
+      int pieces = (groupEnd - groupFirst) * kRecordPieces;
+      const uint4 *source =
+          records + (static_cast<size_t>(strip) * maxGroups + groupFirst) *
+                        kRecordPieces;
+      unsigned slot = slotOf(chunk);
+      for (int piece = stripThread; piece < pieces; piece += kStripThreads)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                         slot + piece * 16),
+                     "l"(source + piece));
+      if (stripThread == 0)
+        counts[(chunk % kStages) * StripsPerGroup + local] =
+            groupEnd - groupFirst;
     }
     asm volatile("cp.async.commit_group;");
     loadRows(chunk + 1);
+    groupFirst = groupEnd;
+    groupEnd = chunk + 2 <= kMaxChunks ? myFirst[chunk + 2] : groupFirst;
   };
 
   float acc[2][8][4] = {};
-  int groupsOfStrip = groupCount[strip];
-  // The next 16-k group's chunk, A fragments and row, loaded one group
-  // ahead so that their latency hides behind the group before.
-  int next = 0, readyNext = -1, uNext = 0;
-  uint4 a0Next = {0, 0, 0, 0}, a1Next = {0, 0, 0, 0};
-  auto loadNext = [&] {
-    if (next >= groupsOfStrip) {
-      readyNext = -1;
-      return;
-    }
-    size_t at = static_cast<size_t>(strip) * maxGroups + next;
-    readyNext = groupReady[at];
-    a0Next = groupA[(at * 2 + 0) * 32 + lane];
-    a1Next = groupA[(at * 2 + 1) * 32 + lane];
-    uNext = groupRows[at * 16 + lane % 16];
-  };
-  loadNext();
   loadRows(0);
   for (int chunk = 0; chunk < kAhead; ++chunk)
     issueChunk(chunk);
@@ -158,17 +189,27 @@ __global__ void __launch_bounds__(StripsPerGroup * 64)
     asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1));
     __syncthreads();
     issueChunk(chunk + kAhead);
-    while (readyNext == chunk) {
-      uint4 a0 = a0Next, a1 = a1Next;
-      int u = uNext;
-      ++next;
-      loadNext();
-      unsigned rowAddress = sharedAddress(ring) +
+    int ready = counts[(chunk % kStages) * StripsPerGroup + local];
+    unsigned slot = slotOf(chunk);
+    for (int i = 0; i < ready; ++i) {
+      unsigned record = slot + i * kRecordBytes;
+      uint4 a0, a1;
+      int u;
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(a0.x), "=r"(a0.y), "=r"(a0.z), "=r"(a0.w)
+                   : "r"(record + lane * 16));
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(a1.x), "=r"(a1.y), "=r"(a1.z), "=r"(a1.w)
+                   : "r"(record + 512 + lane * 16));
+      asm volatile("ld.shared.u32 %0, [%1];"
+                   : "=r"(u)
+                   : "r"(record + 1024 + (lane % 16) * 4));
+      unsigned rowAddress = ringAddress +
                             ((u / kChunkRows) % kStages) * kStageBytes +
                             (u % kChunkRows) * kRowBytes;
 #pragma unroll
       for (int pair = 0; pair < 4; ++pair) {
-        int column = half * 8 + pair * 2 + lane / 16;
+        int column = quarter * 8 + pair * 2 + lane / 16;
         unsigned address = rowAddress + ((column ^ (u & 7)) * 16);
         unsigned r0, r1, r2, r3;
         asm volatile(
@@ -201,7 +242,7 @@ __global__ void __launch_bounds__(StripsPerGroup * 64)
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       int row = strip * kStripRows + m * 16 + g;
-      int column = n0 + half * 64 + j * 8 + 2 * t;
+      int column = n0 + quarter * 64 + j * 8 + 2 * t;
       *reinterpret_cast<__half2 *>(c + static_cast<size_t>(row) * kSize +
                                    column) =
           __floats2half2_rn(acc[m][j][0], acc[m][j][1]);
@@ -261,21 +302,23 @@ Groups makeGroups(const std::vector<std::vector<int>> &kSets,
     out.maxGroups =
         std::max(out.maxGroups, static_cast<int>(spans[strip].size()));
   }
-  out.groupCount.assign(kStrips, 0);
-  out.groupReady.assign(static_cast<size_t>(kStrips) * out.maxGroups, -1);
-  out.groupRows.assign(static_cast<size_t>(kStrips) * out.maxGroups * 16, 0);
-  out.groupA.assign(static_cast<size_t>(kStrips) * out.maxGroups * 64,
-                    uint4{0, 0, 0, 0});
+  out.firstGroup.assign(static_cast<size_t>(kStrips) * (kMaxChunks + 1), 0);
+  out.records.assign(static_cast<size_t>(kStrips) * out.maxGroups *
+                         kRecordPieces,
+                     uint4{0, 0, 0, 0});
   for (int strip = 0; strip < kStrips; ++strip) {
     const auto &p = positions[strip];
     const auto &set = kSets[strip];
-    out.groupCount[strip] = static_cast<int>(spans[strip].size());
+    std::vector<int> finished(kMaxChunks, 0);
     for (size_t q = 0; q < spans[strip].size(); ++q) {
       int first = spans[strip][q].first, end = spans[strip][q].second;
-      size_t at = static_cast<size_t>(strip) * out.maxGroups + q;
-      out.groupReady[at] = p[end - 1] / kChunkRows;
+      ++finished[p[end - 1] / kChunkRows];
+      uint4 *record = &out.records[(static_cast<size_t>(strip) *
+                                        out.maxGroups + q) *
+                                   kRecordPieces];
+      int *rowsOfGroup = reinterpret_cast<int *>(record + 64);
       for (int i = 0; i < 16; ++i)
-        out.groupRows[at * 16 + i] = first + i < end ? p[first + i] : p[first];
+        rowsOfGroup[i] = first + i < end ? p[first + i] : p[first];
       // A(row, i): the strip's row at its k number first + i (0 past end).
       auto value = [&](int row, int i) {
         if (first + i >= end)
@@ -286,12 +329,21 @@ Groups makeGroups(const std::vector<std::vector<int>> &kSets,
       for (int m = 0; m < 2; ++m)
         for (int lane = 0; lane < 32; ++lane) {
           int g = lane / 4, t = lane % 4, r = m * 16 + g;
-          out.groupA[(at * 2 + m) * 32 + lane] = uint4{
+          record[m * 32 + lane] = uint4{
               packHalves(value(r, 2 * t), value(r, 2 * t + 1)),
               packHalves(value(r + 8, 2 * t), value(r + 8, 2 * t + 1)),
               packHalves(value(r, 2 * t + 8), value(r, 2 * t + 9)),
               packHalves(value(r + 8, 2 * t + 8), value(r + 8, 2 * t + 9))};
         }
+    }
+    int *first = &out.firstGroup[static_cast<size_t>(strip) * (kMaxChunks + 1)];
+    for (int chunk = 0; chunk < kMaxChunks; ++chunk) {
+      if (finished[chunk] > kMaxGroupsPerChunk) {
+        std::fprintf(stderr, "strip %d finishes %d groups in chunk %d\n",
+                     strip, finished[chunk], chunk);
+        std::exit(1);
+      }
+      first[chunk + 1] = first[chunk] + finished[chunk];
     }
   }
   return out;
@@ -313,15 +365,15 @@ void timeGroups(const std::vector<std::vector<int>> &kSets,
   Groups groups = makeGroups(kSets, a, StripsPerGroup);
   int *unionRows = toDevice(groups.unionRows);
   int *unionCount = toDevice(groups.unionCount);
-  int *groupCount = toDevice(groups.groupCount);
-  int *groupReady = toDevice(groups.groupReady);
-  int *groupRows = toDevice(groups.groupRows);
-  uint4 *groupA = toDevice(groups.groupA);
-  int ring = kStages * kStageBytes;
+  int *firstGroup = toDevice(groups.firstGroup);
+  uint4 *records = toDevice(groups.records);
+  int ring = kStages * kStageBytes +
+             kStages * StripsPerGroup * (kSlotBytes + 4);
   auto kernel = unionSTile<StripsPerGroup>;
   CHECK(cudaFuncSetAttribute(
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring));
   int blocks = kStrips / StripsPerGroup * kNTiles;
+  constexpr int kThreads = StripsPerGroup * kWarpsPerStrip * 32;
   double median = medianMicroseconds(
       stream, 31,
       [&] {
@@ -330,9 +382,9 @@ void timeGroups(const std::vector<std::vector<int>> &kSets,
                               stream));
       },
       [&] {
-        launchKernel(stream, kernel, blocks, StripsPerGroup * 64, ring, false,
-                     bDevice, cDevice, unionRows, unionCount, groupCount,
-                     groupReady, groupRows, groupA, groups.maxGroups);
+        launchKernel(stream, kernel, blocks, kThreads, ring, false,
+                     bDevice, cDevice, unionRows, unionCount, firstGroup,
+                     records, groups.maxGroups);
       });
   // Check 64 rows (two of each of 32 strips) against float64.
   std::vector<__half> c(static_cast<size_t>(kSize) * kSize);
@@ -359,12 +411,13 @@ void timeGroups(const std::vector<std::vector<int>> &kSets,
     unionRowsTotal += count;
   std::printf("%2d strips a group: %4d blocks of %3d threads, union rows %lld "
               "(B from L2 %.0f MB), %.1f us (median of 30), rel err %.1e %s\n",
-              StripsPerGroup, blocks, StripsPerGroup * 64, unionRowsTotal,
+              StripsPerGroup, blocks, kThreads, unionRowsTotal,
               unionRowsTotal * double(kSize) * 2 / 1e6, median,
               worst / largest, worst / largest < 1e-2 ? "PASS" : "FAIL");
-  for (void *p : {static_cast<void *>(unionRows), static_cast<void *>(unionCount),
-                  static_cast<void *>(groupCount), static_cast<void *>(groupReady),
-                  static_cast<void *>(groupRows), static_cast<void *>(groupA)})
+  for (void *p : {static_cast<void *>(unionRows),
+                  static_cast<void *>(unionCount),
+                  static_cast<void *>(firstGroup),
+                  static_cast<void *>(records)})
     CHECK(cudaFree(p));
 }
 
@@ -401,6 +454,7 @@ int main(int argc, char **argv) {
   timeGroups<1>(kSets, a, b, bDevice, cDevice, dirty, stream);
   timeGroups<2>(kSets, a, b, bDevice, cDevice, dirty, stream);
   timeGroups<4>(kSets, a, b, bDevice, cDevice, dirty, stream);
-  timeGroups<8>(kSets, a, b, bDevice, cDevice, dirty, stream);
+  if constexpr (8 * kWarpsPerStrip * 32 <= 512)
+    timeGroups<8>(kSets, a, b, bDevice, cDevice, dirty, stream);
   return 0;
 }
