@@ -52,6 +52,9 @@
 #ifndef KCOLUMNS
 #define KCOLUMNS 128
 #endif
+#ifndef KSLACK
+#define KSLACK 1
+#endif
 
 namespace {
 
@@ -68,7 +71,9 @@ constexpr int kChunkRows = KCHUNK;
 constexpr int kWindow = KWINDOW;
 /// Chunks in flight ahead of the one multiplied.
 constexpr int kAhead = KAHEAD;
-constexpr int kStages = kWindow + kAhead;
+/// Chunks a warp may run ahead of the slowest one, beyond its window.
+constexpr int kSlack = KSLACK;
+constexpr int kStages = kWindow + kAhead + kSlack;
 constexpr int kRowBytes = kTileColumns * 2;
 constexpr int kStageBytes = kChunkRows * kRowBytes;
 
@@ -95,11 +100,24 @@ __device__ __forceinline__ unsigned sharedAddress(const void *pointer) {
   return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
 }
 
+__device__ __forceinline__ void waitForPhase(unsigned barrier,
+                                             unsigned parity) {
+  asm volatile("{\n .reg .pred done;\n WAIT%=:\n"
+               " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               " @!done bra WAIT%=;\n}" ::"r"(barrier),
+               "r"(parity)
+               : "memory");
+}
+
 /// Block (group g, n tile): kWarpsPerStrip warps a strip, each 32 rows x
 /// 64 columns. Shared memory: the ring of B's chunks, then for each stage
-/// and strip the records of the groups that chunk finishes, then their
-/// counts. A chunk's records come through the same cp.async groups as its
-/// rows of B, so a warp never waits on global memory while it multiplies.
+/// and strip the records of the groups that chunk finishes, then each
+/// stage's two mbarriers. A chunk's records come with its rows of B, so a
+/// warp never waits on global memory while it multiplies. The warps do not
+/// meet at a barrier a chunk: a stage is `full` once every thread's copies
+/// into it have landed (cp.async.mbarrier.arrive), and `empty` once every
+/// warp's window has passed its chunk; a warp may run up to kSlack chunks
+/// ahead of the slowest.
 template <int StripsPerGroup>
 __global__ void __launch_bounds__(StripsPerGroup * kWarpsPerStrip * 32)
     unionSTile(const __half *b, __half *c, const int *unionRows,
@@ -122,13 +140,25 @@ __global__ void __launch_bounds__(StripsPerGroup * kWarpsPerStrip * 32)
   const int *myFirst = firstGroup + strip * (kMaxChunks + 1);
   unsigned ringAddress = sharedAddress(ring);
   unsigned slotsAddress = ringAddress + kStages * kStageBytes;
-  int *counts = reinterpret_cast<int *>(
-      ring + kStages * kStageBytes +
-      kStages * StripsPerGroup * kSlotBytes);
+  unsigned barriers = slotsAddress + kStages * StripsPerGroup * kSlotBytes;
+  auto full = [&](int chunk) { return barriers + (chunk % kStages) * 8; };
+  auto empty = [&](int chunk) {
+    return barriers + (kStages + chunk % kStages) * 8;
+  };
   auto slotOf = [&](int chunk) {
     return slotsAddress +
            ((chunk % kStages) * StripsPerGroup + local) * kSlotBytes;
   };
+  if (threadIdx.x == 0)
+    for (int stage = 0; stage < kStages; ++stage) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
+                       full(stage)),
+                   "r"(kThreads));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
+                       empty(stage)),
+                   "r"(kThreads / 32));
+    }
+  __syncthreads();
 
   // A thread's pieces of a chunk, and their rows of B loaded a chunk
   // ahead (issuing a chunk would otherwise wait for them first); the same
@@ -146,36 +176,35 @@ __global__ void __launch_bounds__(StripsPerGroup * kWarpsPerStrip * 32)
   };
   int groupFirst = 0, groupEnd = myFirst[1];
   auto issueChunk = [&](int chunk) {
-    if (chunk < chunks) {
-      unsigned stage = ringAddress + (chunk % kStages) * kStageBytes;
+    if (chunk >= chunks)
+      return;
+    // The stage's chunk before: every warp's window past it.
+    if (chunk >= kStages)
+      waitForPhase(empty(chunk), (chunk / kStages - 1) & 1);
+    unsigned stage = ringAddress + (chunk % kStages) * kStageBytes;
 #pragma unroll
-      for (int i = 0; i < kPieces; ++i) {
-        int piece = threadIdx.x + i * kThreads;
-        int row = piece / kPiecesPerRow, column = piece % kPiecesPerRow;
-        if (rowsAhead[i] >= 0) {
-          const __half *source =
-              b + static_cast<size_t>(rowsAhead[i]) * kSize + n0 + column * 8;
-          unsigned target =
-              stage + row * kRowBytes + ((column ^ (row & 7)) * 16);
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                           target),
-                       "l"(source));
-        }
+    for (int i = 0; i < kPieces; ++i) {
+      int piece = threadIdx.x + i * kThreads;
+      int row = piece / kPiecesPerRow, column = piece % kPiecesPerRow;
+      if (rowsAhead[i] >= 0) {
+        const __half *source =
+            b + static_cast<size_t>(rowsAhead[i]) * kSize + n0 + column * 8;
+        unsigned target = stage + row * kRowBytes + ((column ^ (row & 7)) * 16);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(target),
+                     "l"(source));
       }
-      int pieces = (groupEnd - groupFirst) * kRecordPieces;
-      const uint4 *source =
-          records + (static_cast<size_t>(strip) * maxGroups + groupFirst) *
-                        kRecordPieces;
-      unsigned slot = slotOf(chunk);
-      for (int piece = stripThread; piece < pieces; piece += kStripThreads)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                         slot + piece * 16),
-                     "l"(source + piece));
-      if (stripThread == 0)
-        counts[(chunk % kStages) * StripsPerGroup + local] =
-            groupEnd - groupFirst;
     }
-    asm volatile("cp.async.commit_group;");
+    int pieces = (groupEnd - groupFirst) * kRecordPieces;
+    const uint4 *source =
+        records +
+        (static_cast<size_t>(strip) * maxGroups + groupFirst) * kRecordPieces;
+    unsigned slot = slotOf(chunk);
+    for (int piece = stripThread; piece < pieces; piece += kStripThreads)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                       slot + piece * 16),
+                   "l"(source + piece));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(
+        full(chunk)));
     loadRows(chunk + 1);
     groupFirst = groupEnd;
     groupEnd = chunk + 2 <= kMaxChunks ? myFirst[chunk + 2] : groupFirst;
@@ -185,13 +214,12 @@ __global__ void __launch_bounds__(StripsPerGroup * kWarpsPerStrip * 32)
   loadRows(0);
   for (int chunk = 0; chunk < kAhead; ++chunk)
     issueChunk(chunk);
+  int first = 0, end = myFirst[1];
   for (int chunk = 0; chunk < chunks; ++chunk) {
-    asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1));
-    __syncthreads();
     issueChunk(chunk + kAhead);
-    int ready = counts[(chunk % kStages) * StripsPerGroup + local];
+    waitForPhase(full(chunk), (chunk / kStages) & 1);
     unsigned slot = slotOf(chunk);
-    for (int i = 0; i < ready; ++i) {
+    for (int i = 0; i < end - first; ++i) {
       unsigned record = slot + i * kRecordBytes;
       uint4 a0, a1;
       int u;
@@ -233,8 +261,17 @@ __global__ void __launch_bounds__(StripsPerGroup * kWarpsPerStrip * 32)
         }
       }
     }
+    first = end;
+    end = chunk + 2 <= kMaxChunks ? myFirst[chunk + 2] : first;
+    // The oldest chunk of this warp's window is done with.
+    if (chunk + 1 >= kWindow) {
+      __syncwarp();
+      if (lane == 0)
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
+                         empty(chunk + 1 - kWindow))
+                     : "memory");
+    }
   }
-  asm volatile("cp.async.wait_group 0;");
   // C's rows of the strip, this warp's 64 columns.
   int g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -367,8 +404,8 @@ void timeGroups(const std::vector<std::vector<int>> &kSets,
   int *unionCount = toDevice(groups.unionCount);
   int *firstGroup = toDevice(groups.firstGroup);
   uint4 *records = toDevice(groups.records);
-  int ring = kStages * kStageBytes +
-             kStages * StripsPerGroup * (kSlotBytes + 4);
+  int ring = kStages * kStageBytes + kStages * StripsPerGroup * kSlotBytes +
+             2 * kStages * 8;
   auto kernel = unionSTile<StripsPerGroup>;
   CHECK(cudaFuncSetAttribute(
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring));
