@@ -5,24 +5,32 @@
 // 32-row strip and n tile, mma.sync) reads B from L2 once for every strip:
 // 128 x 410 rows x 8 KiB = 430 MB, and takes about 76 us
 // (b_gather_read.cu times that gather alone at 58 us). Here a block takes a
-// GROUP of strips and an n tile of 128 columns: it walks the UNION of its
-// strips' k sets in chunks of kChunkRows rows of B (cp.async, 16-byte
-// pieces, swizzled), a ring of kStages chunks, and each strip's two warps
+// GROUP of strips and an n tile (KCOLUMNS, 64 columns a warp): it walks the
+// UNION of its strips' k sets in chunks of KCHUNK rows of B (cp.async,
+// 16-byte pieces, swizzled), a ring of stages, and each strip's warps
 // multiply their own k, 16 at a time, reading their B rows out of the ring
 // with ldmatrix (each lane addresses its own row: a gather out of shared
 // memory costs nothing more). With 8 strips the union covers 57% of k: B
-// flows from L2 as 16 x 0.57 x 32 MiB = 306 MB.
+// flows from L2 as 16 x 0.57 x 32 MiB = 306 MB. Each chunk's 16-k groups
+// (A's fragments and their rows' union positions) come with its rows of B;
+// mbarriers, not a block barrier, pace the warps: a stage is full once
+// every thread's copies into it have landed, and empty once every warp's
+// window (KWINDOW chunks) has passed it. KAHEAD chunks are in flight ahead
+// of the one multiplied, KSLACK more stages let warps drift apart.
 //
 // What the detection would have to write for it is prepared on the host:
 // each group's union of rows, and each strip's k in groups of 16 (a group
-// closes early where its rows would span more than kWindow chunks, padded
+// closes early where its rows would span more than KWINDOW chunks, padded
 // with zero A), each with the union positions of its rows and its A in
 // mma.sync fragment order. The kernel's result is checked on 64 rows
 // against a float64 product on the host. Median of 30 calls between CUDA
 // events, each after a 64 MiB memset (L2 full of dirty lines, as a call's
-// STile meets them), after a second of memsets.
+// STile meets them), after a second of memsets. Measured on an H100
+// (docs/benchmarks/2026-11-24-H100-union-stile-probe.txt): sharing never
+// beat the one-strip form.
 //
-//   nvcc -O3 -arch=sm_90a -std=c++17 -o build/probes/union_stile
+//   nvcc -O3 -arch=sm_90a -std=c++17 [-DKCOLUMNS=256 -DKCHUNK=32
+//        -DKWINDOW=2 -DKAHEAD=2 -DKSLACK=1] -o build/probes/union_stile
 //        bench/probes/union_stile.cu
 //   build/probes/union_stile [density]
 
