@@ -9,7 +9,10 @@ each build's median and the median of the paired differences (new - old):
 LIBRARY is a library name without `.so` present in both directories (for
 example `matmul_f16_32x1__select`), for an f16 4096^3 matmul whose A gets a
 fresh random pattern of MICRO-TILE at SPARSITY (four input sets in turn).
-The runtime is lent torch's stream, as in the benchmark."""
+The runtime is lent torch's stream, as in the benchmark. Both directories'
+libraries run on one runtime, the first libpit_cuda_runtime.so loaded
+(they name it by one soname): this compares what the compiler built, not a
+change of the runtime (time those one process a directory)."""
 
 import os
 import pathlib

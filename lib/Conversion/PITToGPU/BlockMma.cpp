@@ -95,7 +95,8 @@ static void fenceForAsyncProxy(OpBuilder &b, Location loc) {
 /// 8 rows (1024 bytes) to one pattern of the 16-byte pieces.
 constexpr int64_t kSwizzleAtomBytes = 1024;
 
-bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape, bool aStoredByK) {
+bool BlockMma::supportsWarpgroupMma(const MmaTileShape &shape,
+                                    bool aStoredByK) {
   // A warpgroup for each 64 rows, n / 2 accumulators a thread. An A stored
   // k by k keeps sA k x m, rows of all of m: wgmma's m-major layout (blocks
   // of 64 rows, each k x 128 bytes, as sB's of 64 columns) only where m is
@@ -150,7 +151,7 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                                               gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> aShape =
       aStoredByK ? SmallVector<int64_t>{stages, shape.k, shape.m}
-              : SmallVector<int64_t>{stages, shape.m, shape.k};
+                 : SmallVector<int64_t>{stages, shape.m, shape.k};
   // wgmma reads B in blocks of 64 columns, each k x 64.
   SmallVector<int64_t> bShape =
       warpgroup ? SmallVector<int64_t>{stages, shape.n / kSwizzleRowElements,
@@ -788,8 +789,7 @@ static Value buildDescriptor(KernelBuilder &k, Value address,
 
 Value BlockMma::mnMajorDescriptor(Value tileAddress, Value stageBytes,
                                   int64_t k16) {
-  Value bytes =
-      arith::IndexCastOp::create(b, loc, b.getI64Type(), stageBytes);
+  Value bytes = arith::IndexCastOp::create(b, loc, b.getI64Type(), stageBytes);
   Value offset =
       arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
   Value address = arith::AddIOp::create(
@@ -845,9 +845,8 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
   // A with k contiguous ("row"), or stored k by k, m contiguous ("col":
   // transposed); B n-major ("row": transposed from wgmma's k-major).
   auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
-  auto layoutA = aStoredByK
-                     ? NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col)
-                     : row;
+  auto layoutA =
+      aStoredByK ? NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col) : row;
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
     acc.front() = NVVM::WgmmaMmaAsyncOp::create(
