@@ -95,7 +95,6 @@ constexpr int kSlotBytes = kMaxGroupsPerChunk * kRecordBytes;
 constexpr int kMaxChunks = kSize / kChunkRows;
 
 struct Groups {
-  int stripsPerGroup;
   int maxGroups;              // 16-k groups a strip, at most
   std::vector<int> unionRows; // [group][kSize]
   std::vector<int> unionCount;
@@ -306,7 +305,6 @@ unsigned packHalves(__half low, __half high) {
 Groups makeGroups(const std::vector<std::vector<int>> &kSets,
                   const std::vector<__half> &a, int stripsPerGroup) {
   Groups out;
-  out.stripsPerGroup = stripsPerGroup;
   int groups = kStrips / stripsPerGroup;
   out.unionRows.assign(static_cast<size_t>(groups) * kSize, 0);
   out.unionCount.assign(groups, 0);
