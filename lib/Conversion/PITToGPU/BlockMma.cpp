@@ -787,16 +787,21 @@ static Value buildDescriptor(KernelBuilder &k, Value address,
   return arith::OrIOp::create(b, loc, start, i64(fields));
 }
 
+Value BlockMma::descriptorAddress(Value tileAddress, Value stageBytes,
+                                  int64_t offsetBytes) {
+  Value bytes = arith::IndexCastOp::create(b, loc, b.getI64Type(), stageBytes);
+  Value offset = arith::ConstantIntOp::create(b, loc, offsetBytes, 64);
+  return arith::AddIOp::create(b, loc, tileAddress,
+                               arith::AddIOp::create(b, loc, bytes, offset));
+}
+
 Value BlockMma::mnMajorDescriptor(Value tileAddress, Value stageBytes,
                                   int64_t k16) {
-  Value bytes = arith::IndexCastOp::create(b, loc, b.getI64Type(), stageBytes);
-  Value offset =
-      arith::ConstantIntOp::create(b, loc, k16 * 2 * kSwizzleAtomBytes, 64);
-  Value address = arith::AddIOp::create(
-      b, loc, tileAddress, arith::AddIOp::create(b, loc, bytes, offset));
-  return buildDescriptor(k, address,
-                         /*leadingBytes=*/shape.k * kSwizzleRowElements * 2,
-                         /*strideBytes=*/kSwizzleAtomBytes);
+  return buildDescriptor(
+      k,
+      descriptorAddress(tileAddress, stageBytes, k16 * 2 * kSwizzleAtomBytes),
+      /*leadingBytes=*/shape.k * kSwizzleRowElements * 2,
+      /*strideBytes=*/kSwizzleAtomBytes);
 }
 
 Value BlockMma::descriptorA(Value stage, int64_t k16) {
@@ -807,14 +812,11 @@ Value BlockMma::descriptorA(Value stage, int64_t k16) {
   // A with k contiguous: rows of 128 bytes, 8-row groups 1024 bytes apart;
   // the k16 steps move 32 bytes along the (swizzled) row. The warpgroup
   // reads its 64 rows.
-  Value stageBytes = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
+  Value stageBytes =
       k.add(k.mul(stage, k.index(shape.m * shape.k * 2)),
-            k.mul(warpgroupRows, k.index(64 * kSwizzleRowElements * 2))));
-  Value offset = arith::ConstantIntOp::create(b, loc, k16 * 32, 64);
-  Value address = arith::AddIOp::create(
-      b, loc, addressA, arith::AddIOp::create(b, loc, stageBytes, offset));
-  return buildDescriptor(k, address, /*leadingBytes=*/16,
+            k.mul(warpgroupRows, k.index(64 * kSwizzleRowElements * 2)));
+  return buildDescriptor(k, descriptorAddress(addressA, stageBytes, k16 * 32),
+                         /*leadingBytes=*/16,
                          /*strideBytes=*/kSwizzleAtomBytes);
 }
 

@@ -440,6 +440,10 @@ private:
   /// A, at k16 step `k16`, and of all n of B there.
   Value descriptorA(Value stage, int64_t k16);
   Value descriptorB(Value stage, int64_t k16);
+  /// The address (i64) `stageBytes` (an index) plus `offsetBytes` past
+  /// `tileAddress` (i64), where a descriptor points.
+  Value descriptorAddress(Value tileAddress, Value stageBytes,
+                          int64_t offsetBytes);
   /// wgmma's descriptor of an m- or n-major tile `stageBytes` (an index)
   /// past `tileAddress` (i64), at k16 step `k16`: blocks of 64 columns, each
   /// k x 128 bytes, lie k * 128 bytes apart, groups of 8 k rows 1024 bytes

@@ -130,9 +130,9 @@ struct ScanLayout {
   bool warpClaims;
 };
 
-/// Whether a band's rows split into whole vectors' worth among a power of
-/// two of lanes of one warp: each lane then loads a vector's worth of rows
-/// (`lanes`, fewer than kUnrolledRows), unrolled.
+/// Whether a band's `microRows` rows split among a power of two of lanes of
+/// one warp, each loading `lanes` rows (a 16-byte vector's elements),
+/// unrolled.
 bool canSplitRows(int64_t microRows, int64_t lanes) {
   return microRows % lanes == 0 && microRows / lanes <= kWarpSize &&
          llvm::isPowerOf2_64(microRows / lanes);
