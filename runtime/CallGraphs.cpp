@@ -64,10 +64,10 @@ struct CallKeyHash {
 /// call on a stream. Every graph of that function on that stream uses the
 /// same one, one graph after the other, as the stream runs them, instead of
 /// an allocation node and a free node of its own (those cost a call
-/// 0.7-0.9 us more on an H100: docs/BENCHMARKS.md, the runs of 2026-11-24
-/// 08:4x UTC). Held by the graphs (and recordings) that use it and by
-/// the table of workspaces, which lets go of it when a module is unloaded;
-/// freed after its last holder, once the device is idle: a graph may still
+/// 0.7-0.9 us more on an H100: docs/Rationale.md, Runtime; measured
+/// 2026-11-24 08:4x UTC). Held by the graphs (and recordings) that use it
+/// and by the table of workspaces, which lets go of it when a module is
+/// unloaded; freed after its last holder, once the device is idle: a graph may still
 /// run on a stream that its caller has since destroyed.
 struct Workspace {
   CUdeviceptr pointer = 0;

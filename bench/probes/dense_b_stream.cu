@@ -2,8 +2,8 @@
 //
 // A hand-written CUDA probe, not part of PIT's compiler: it measured whether
 // an STile for 16x16 micro-tiles that streams all of B through tall blocks
-// would beat PIT's k-walk STile at 90-99% (docs/BENCHMARKS.md, "Probe:
-// tall blocks that stream B densely"). It did not; it is kept so that the
+// would beat PIT's k-walk STile at 90-99% (docs/BENCHMARKS.md, "Where
+// issue 5 stands": the probe of tall blocks that stream B densely). It did not; it is kept so that the
 // figures can be reproduced (bench/probes/dense_b_stream.py).
 //
 // A block owns 512 rows x 64 columns of C (16 warps of 32 rows, 64 f32

@@ -1,5 +1,5 @@
-"""Probe driver (docs/BENCHMARKS.md, "Probe: tall blocks that stream B
-densely"): the hand-written dense-B-stream kernel of dense_b_stream.cu
+"""Probe driver (docs/BENCHMARKS.md, "Where issue 5 stands": the probe of
+tall blocks that stream B densely): the hand-written dense-B-stream kernel of dense_b_stream.cu
 against PIT's 16x16 libraries and cuBLAS, in one process.
 
 Build here:  nvcc -O3 -arch=sm_90a -std=c++17 -shared -Xcompiler -fPIC \
