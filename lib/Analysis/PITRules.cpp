@@ -1,6 +1,7 @@
 //===- PITRules.cpp - Permutation invariant rules of linalg ops -----------===//
 
 #include "PIT/Analysis/PITRules.h"
+#include "PIT/Dialect/PIT/IR/PITCombiner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -190,6 +191,12 @@ PITRules::PITRules(linalg::LinalgOp op, unsigned sparseOperand)
            " outputs and a rule scatters back into one");
   else if (llvm::any_of(loopExtents, ShapedType::isDynamic))
     refuse("its loop ranges are not static");
+  else if (Type element = getElementTypeOrSelf(sparse.get().getType());
+           !element.isSignlessInteger() && !isa<FloatType>(element))
+    refuse("the sparse operand's elements are " + printToString(element) +
+           ", and detection scans signless integers and floats");
+  else if (llvm::is_contained(loopExtents, 0))
+    refuse("its iteration space is empty (a loop of extent 0)");
   else if (!sparseMap.isProjectedPermutation())
     refuse("the sparse operand is indexed through " +
            printToString(sparseMap) +
@@ -224,7 +231,14 @@ void PITRules::analyseBody(linalg::LinalgOp op) {
 
   if (op.getNumReductionLoops() > 0) {
     FailureOr<CombinerKind> kind = matchCombiner(*body, accumulator, combinerProblem);
-    if (succeeded(kind))
+    // A partial tile starts from the combiner's identity: without one for
+    // the output's type, nothing can start it.
+    if (succeeded(kind) && !getCombinerIdentity(*kind, accumulator.getType()))
+      combinerProblem = ("the combiner " + stringifyCombinerKind(*kind) +
+                         " has no identity element of type " +
+                         printToString(accumulator.getType()))
+                            .str();
+    else if (succeeded(kind))
       combiner = *kind;
   }
 

@@ -16,6 +16,10 @@ using namespace mlir;
 
 void mlir::pit::buildPTXPipeline(OpPassManager &pm,
                                  const PTXPipelineOptions &options) {
+  if (!addedOnModule(pm, "pit-to-ptx"))
+    return;
+  pm.addPass(createPITCheckElementTypes());
+  pm.addPass(createPITDecomposeAggregatedOps());
   addBufferizationPasses(pm);
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
   ConvertPITToGPUOptions gpu;
@@ -61,4 +65,5 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createPITCheckLowered());
 }

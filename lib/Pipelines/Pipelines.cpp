@@ -35,11 +35,48 @@ void mlir::pit::addLowerToLLVMPasses(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Math with an LLVM intrinsic becomes the intrinsic, the rest calls libm.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+namespace {
+
+/// Fails on whatever it runs on, saying that `pipeline` must run on a
+/// module: what a pipeline nested under another op gets in place of its
+/// passes, which would each abort the pass manager (a ModuleOp pass added
+/// to a pass manager on func.func).
+struct MisplacedPipelinePass
+    : public PassWrapper<MisplacedPipelinePass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MisplacedPipelinePass)
+
+  MisplacedPipelinePass(StringRef pipeline) : pipeline(pipeline.str()) {}
+  StringRef getArgument() const override { return "pit-misplaced-pipeline"; }
+
+  void runOnOperation() override {
+    getOperation()->emitError()
+        << pipeline << " runs on a builtin.module, not nested under '"
+        << getOperation()->getName()
+        << "': name it at the top of the pipeline (builtin.module("
+        << pipeline << "))";
+    signalPassFailure();
+  }
+
+  std::string pipeline;
+};
+
+} // namespace
+
+bool mlir::pit::addedOnModule(OpPassManager &pm, StringRef pipeline) {
+  if (pm.getOpName() == ModuleOp::getOperationName())
+    return true;
+  pm.addPass(std::make_unique<MisplacedPipelinePass>(pipeline));
+  return false;
 }
 
 void mlir::pit::registerPITPipelines() {
@@ -48,7 +85,10 @@ void mlir::pit::registerPITPipelines() {
       "Bufferize a program on tensors into the memref form PIT's passes take: "
       "identity-layout memref arguments, and results written into the "
       "arguments they alias",
-      addBufferizationPasses);
+      [](OpPassManager &pm) {
+        if (addedOnModule(pm, "pit-bufferize"))
+          addBufferizationPasses(pm);
+      });
   PassPipelineRegistration<PTXPipelineOptions>(
       "pit-to-ptx",
       "Sparsify the pit.sparse-marked linalg ops, lower them to GPU kernels "

@@ -218,7 +218,7 @@ void describeVariant(InFlightDiagnostic &remark, const STileRule &rule) {
 /// be worth its launch on every call (see dropUnprofitableVariants): by this
 /// fraction, and by this many microseconds. A variant's kernels, guarded
 /// off when another is chosen, still take 2-3 us of every such call (H100,
-/// dependent launches; docs/BENCHMARKS.md): a variant that saves less than
+/// dependent launches; docs/Rationale.md): a variant that saves less than
 /// that where it wins costs more than it saves.
 constexpr double kWorthwhileGain = 0.05;
 constexpr double kWorthwhileGainUs = 3.0;
@@ -240,11 +240,22 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (sampleEvery < 0)
+    auto invalid = [&](StringRef option, int64_t value, StringRef wanted) {
       return emitError(UnknownLoc::get(context))
-             << "pit-sparsify: sample-every must be 0 (no sample) or "
-                "positive, got "
-             << sampleEvery.getValue();
+             << "pit-sparsify: " << option << " must be " << wanted
+             << ", got " << value;
+    };
+    if (sampleEvery < 0)
+      return invalid("sample-every", sampleEvery, "0 (no sample) or positive");
+    if (pitLoop < -1)
+      return invalid("pit-loop", pitLoop,
+                     "-1 (the analysis' choice) or a loop number");
+    if (variant < -1)
+      return invalid("variant", variant,
+                     "-1 (choose at run time) or a variant number");
+    if (variant >= 0 && latencyTable.empty())
+      return invalid("variant", variant,
+                     "-1 without a latency-table (variants come from it)");
     if (latencyTable.empty())
       return success();
     std::string error;

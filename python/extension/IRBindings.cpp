@@ -132,10 +132,16 @@ void bindType(nb::module_ &m) {
           [](nb::object contextObject, const std::vector<Type> &inputs,
              const std::vector<Type> &results) {
             std::vector<MlirType> in, out;
-            for (const Type &type : inputs)
+            for (const Type &type : inputs) {
+              requireSameContext(contextObject, type.getContextObject(),
+                                 "an input type");
               in.push_back(type.get());
-            for (const Type &type : results)
+            }
+            for (const Type &type : results) {
+              requireSameContext(contextObject, type.getContextObject(),
+                                 "a result type");
               out.push_back(type.get());
+            }
             return Type(contextObject,
                         mlirFunctionTypeGet(
                             nb::cast<Context &>(contextObject).get(),
@@ -254,8 +260,11 @@ nb::object attributeValue(const Attribute &attribute) {
 Attribute arrayAttribute(nb::object contextObject,
                          const std::vector<Attribute> &elements) {
   std::vector<MlirAttribute> raw;
-  for (const Attribute &element : elements)
+  for (const Attribute &element : elements) {
+    requireSameContext(contextObject, element.getContextObject(),
+                       "an element");
     raw.push_back(element.get());
+  }
   return Attribute(contextObject,
                    mlirArrayAttrGet(nb::cast<Context &>(contextObject).get(),
                                     raw.size(), raw.data()));
@@ -365,6 +374,8 @@ void insertIntoBlock(const Block &block, const Operation &operation,
   if (!mlirOperationEqual(operationRoot.getOwned(), raw))
     throw nb::value_error("the operation is already in a block; an operation "
                           "is inserted once, right after it is created");
+  requireSameContext(block.getContextObject(), operation.getContextObject(),
+                     "the operation");
   if (&block.getRoot().current() == &operationRoot)
     throw nb::value_error("cannot insert an operation into its own region");
   if (anchor) {
@@ -392,16 +403,25 @@ Operation createOperation(nb::object contextObject, const std::string &name,
   MlirOperationState state =
       mlirOperationStateGet(toStringRef(name), makeLocation(context, location));
   std::vector<MlirValue> rawOperands;
-  for (const Value &operand : operands)
+  for (const Value &operand : operands) {
+    requireSameContext(contextObject, operand.getContextObject(),
+                       "an operand");
     rawOperands.push_back(operand.get());
+  }
   std::vector<MlirType> rawResults;
-  for (const Type &type : resultTypes)
+  for (const Type &type : resultTypes) {
+    requireSameContext(contextObject, type.getContextObject(),
+                       "a result type");
     rawResults.push_back(type.get());
+  }
   std::vector<MlirNamedAttribute> rawAttributes;
-  for (const auto &[attrName, attribute] : attributes)
+  for (const auto &[attrName, attribute] : attributes) {
+    requireSameContext(contextObject, attribute.getContextObject(),
+                       "an attribute");
     rawAttributes.push_back(mlirNamedAttributeGet(
         mlirIdentifierGet(context.get(), toStringRef(attrName)),
         attribute.get()));
+  }
   std::vector<MlirRegion> regions;
   for (int i = 0; i < numRegions; ++i)
     regions.push_back(mlirRegionCreate());

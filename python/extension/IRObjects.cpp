@@ -120,6 +120,15 @@ void IRRoot::adoptInto(nb::object adopter) {
   adoptedBy = std::move(adopter);
 }
 
+void requireSameContext(const nb::object &expected, const nb::object &actual,
+                        const char *what) {
+  if (!expected.is(actual))
+    throw nb::value_error((std::string(what) +
+                           " belongs to another pit.Context; IR of one "
+                           "context takes only objects of that context")
+                              .c_str());
+}
+
 void IRHandle::checkValid() const {
   if (getRoot().getGeneration() != generation)
     throw nb::value_error(

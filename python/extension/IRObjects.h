@@ -175,6 +175,12 @@ private:
   MlirOperation operation;
 };
 
+/// Throws unless `actual` is the context `expected`: IR of one context that
+/// held a type, attribute or value of another would read freed memory once
+/// that other context is gone. `what` names the object in the message.
+void requireSameContext(const nb::object &expected, const nb::object &actual,
+                        const char *what);
+
 /// Types and attributes are uniqued in their context and live as long as it.
 class Type {
 public:

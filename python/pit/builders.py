@@ -33,14 +33,25 @@ def _element_type(context, element_type):
     return element_type
 
 
+# How MLIR's C API spells a dynamic extent ("?").
+_DYNAMIC = -(2**63)
+
+
+def _extents(shape):
+    """`shape` with None (a dynamic extent, "?") spelled as MLIR spells it."""
+    return [_DYNAMIC if extent is None else extent for extent in shape]
+
+
 def memref(context, shape, element_type):
-    """A row-major memref type; `element_type` is a Type or its name ("f32")."""
-    return _pit.Type.memref(list(shape), _element_type(context, element_type))
+    """A row-major memref type; `element_type` is a Type or its name ("f32");
+    an extent None is dynamic ("?"), given by the arrays at each call."""
+    return _pit.Type.memref(_extents(shape), _element_type(context, element_type))
 
 
 def tensor(context, shape, element_type):
-    """A ranked tensor type; `element_type` is a Type or its name ("f32")."""
-    return _pit.Type.tensor(list(shape), _element_type(context, element_type))
+    """A ranked tensor type; `element_type` is a Type or its name ("f32");
+    an extent None is dynamic ("?")."""
+    return _pit.Type.tensor(_extents(shape), _element_type(context, element_type))
 
 
 class Builder:
@@ -126,10 +137,11 @@ class Function:
         self.context = module.context
         for number, type in enumerate(argument_types):
             if not ((type.is_memref or type.is_tensor) and
-                    all(extent > 0 for extent in type.shape)):
+                    all(extent > 0 or extent == _DYNAMIC for extent in type.shape)):
                 raise ValueError(
                     f"argument {number} of '{name}' has type {type}; PIT "
-                    "functions take statically shaped tensors or memrefs")
+                    "functions take ranked tensors or memrefs of positive or "
+                    "dynamic (?) extents")
         self.argument_types = list(argument_types)
         function_type = _pit.Type.function(self.context, self.argument_types, [])
         self.operation = _pit.Operation.create(

@@ -57,6 +57,11 @@ def _is_torch_tensor(value):
     return type(value).__module__.startswith("torch") and hasattr(value, "data_ptr")
 
 
+def _format_shape(shape):
+    """[4, 8] or, with a dynamic extent, [?, 8]."""
+    return "[" + ", ".join("?" if extent < 0 else str(extent) for extent in shape) + "]"
+
+
 class Function:
     """One compiled function; call it with one array or tensor per argument."""
 
@@ -93,7 +98,7 @@ class Function:
             self._shape_arrays = {}
 
     def __repr__(self):
-        args = ", ".join(f"{dtype}{list(shape)}" for dtype, shape in self.args)
+        args = ", ".join(f"{dtype}{_format_shape(shape)}" for dtype, shape in self.args)
         return f"<pit function {self.name}({args}) for {self.target}>"
 
     def _where(self, number):
@@ -109,9 +114,12 @@ class Function:
         if dtype != expected_dtype:
             raise ArgumentError(f"{self._where(number)}: expects element type "
                                 f"{expected_dtype}, got {dtype}")
-        if tuple(shape) != expected_shape:
+        # A dynamic extent (negative in the manifest) takes any extent; the
+        # compiled code checks that the extents it ties together agree.
+        if len(shape) != len(expected_shape) or any(
+                want >= 0 and got != want for got, want in zip(shape, expected_shape)):
             raise ArgumentError(f"{self._where(number)}: expects shape "
-                                f"{list(expected_shape)}, got {list(shape)}")
+                                f"{_format_shape(expected_shape)}, got {list(shape)}")
 
     def __call__(self, *values):
         self._check_count(values)

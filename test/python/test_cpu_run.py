@@ -122,3 +122,23 @@ def test_run_time_selection_is_exact_on_every_pattern(ctx, rng):
 def test_missing_latency_table_is_refused(ctx):
     with pytest.raises(ValueError, match="latency_table: no such file"):
         pit.compile(build_matmul(ctx), latency_table="/no/such/table.json")
+
+
+def test_dynamic_rows(ctx, rng):
+    # One library for A of ?x512 (C += A x B, A marked sparse): every call
+    # takes its own M. The analysis has no rule for dynamic loop ranges, so
+    # the op stays dense, and must still be right at every M.
+    library = pit.load(pit.compile(build_matmul(ctx, m=None, k=512, n=16)))
+    assert "f32[?, 512]" in repr(library.sparse_matmul)
+    for m in [100, 1000, 4096]:
+        rows = -(-m // 32) * 32  # whole 32x1 micro-tiles, then cut to m
+        a = np.ascontiguousarray(
+            sparsify(rng, uniform(rng, rows, 512), (32, 1), 0.9)[:m])
+        b, c = uniform(rng, 512, 16), uniform(rng, m, 16)
+        expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+        library.sparse_matmul(a, b, c)
+        assert relative_error(c, expected) < 1e-5, m
+    # The static extents are still checked.
+    with pytest.raises(pit.ArgumentError, match=r"expects shape \[\?, 512\]"):
+        library.sparse_matmul(uniform(rng, 64, 256), uniform(rng, 512, 16),
+                              uniform(rng, 64, 16))

@@ -133,3 +133,17 @@ def test_detached_operation_is_inserted_once(ctx):
     with pytest.raises(ValueError, match="already in a block"):
         module.body.append(operation)
     assert "func.func private @empty()" in str(module)
+
+
+def test_objects_of_another_context_are_refused():
+    # A function of one context holding a type of another would read freed
+    # memory once that context is gone.
+    first, second = pit.Context(), pit.Context()
+    module = pit.Module.create(first)
+    foreign = pit.memref(second, (4, 4), "f32")
+    with pytest.raises(ValueError, match="belongs to another pit.Context"):
+        pit.Function(module, "f", [foreign])
+    with pytest.raises(ValueError, match="belongs to another pit.Context"):
+        pit.Attribute.array(first, [pit.Attribute.string(second, "x")])
+    del second, foreign
+    assert "func.func" not in str(module)

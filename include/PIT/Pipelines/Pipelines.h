@@ -115,6 +115,11 @@ void addBufferizationPasses(OpPassManager &pm);
 /// dialects are gone: memrefs, arith, index, control flow and functions.
 void addLowerToLLVMPasses(OpPassManager &pm);
 
+/// Whether `pm` runs on builtin.module, where a PIT pipeline's passes may
+/// be added; if not, adds a pass that fails naming `pipeline` (adding them
+/// would abort).
+bool addedOnModule(OpPassManager &pm, StringRef pipeline);
+
 /// Registers the named pipelines above.
 void registerPITPipelines();
 

@@ -250,4 +250,71 @@ def PITDependentLaunch : Pass<"pit-dependent-launch", "::mlir::gpu::GPUModuleOp"
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def PITDecomposeAggregatedOps : Pass<"pit-decompose-aggregated-ops"> {
+  let summary = "Decomposes aggregated linalg ops (linalg.softmax) into "
+                "linalg generics";
+  let description = [{
+    Some linalg ops stand for several loop nests (`linalg.softmax`: a
+    maximum, an exponential, a sum and a division along one dimension) and
+    no loop lowering takes them. This pass replaces each op on tensors that
+    implements `AggregatedOpInterface` by the ops of its decomposition, which
+    the PIT pipelines then bufferize and lower like any other.
+
+    Matches: ops with pure tensor semantics that implement
+    `AggregatedOpInterface`.
+    Produces: the ops their `decomposeOperation` builds.
+    Leaves alone, with a remark: such ops on buffers (upstream decomposes
+    them only on tensors) and ops whose decomposition fails. The pipelines
+    then refuse them by name (`pit-check-lowered`).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def PITCheckElementTypes : Pass<"pit-check-element-types", "ModuleOp"> {
+  let summary = "Fails, naming them, on element types that the LLVM dialect "
+                "cannot hold";
+  let description = [{
+    The first pass of `pit-cpu-pipeline` and `pit-to-ptx`. Upstream's
+    conversions to the LLVM dialect assume that every element type they
+    meet has an LLVM type, and some of them crash on one that has none
+    (`tf32` in a function with `llvm.emit_c_interface`, or in a GPU tile
+    buffer). This pass finds such types before any conversion does.
+
+    Matches: the types of every value and function signature in the
+    module, and the element types of the shaped types among them.
+    Fails on an element type that LLVM's type converter does not convert,
+    with an error at the first op that uses it.
+    Leaves alone: everything else (it changes nothing).
+  }];
+}
+
+def PITCheckLowered : Pass<"pit-check-lowered", "ModuleOp"> {
+  let summary = "Fails, naming them, on ops left above the LLVM dialect";
+  let description = [{
+    The last pass of `pit-cpu-pipeline` and `pit-to-ptx`. A pipeline whose
+    passes each leave alone what they do not know would otherwise exit 0
+    with such an op still in its output, and the program would be
+    translated without it, or not at all, with no word of why.
+
+    Matches: every op of the module.
+    Accepts: `builtin.module`, LLVM dialect ops, and `gpu.binary` and
+    `gpu.launch_func` (the compiled kernels and their launches, which the
+    GPU dialect's LLVM IR translation takes).
+    Fails on anything else, with an error at the first op of each name
+    that says it was left unlowered, and how many such ops there are
+    (`builtin.unrealized_conversion_cast` included: a conversion that did
+    not complete).
+
+    ```
+    pit-opt --pass-pipeline="builtin.module(pit-cpu-pipeline)" softmax-on-memrefs.mlir
+    error: 'linalg.softmax' was left unlowered (1 op): no pass of the pipeline lowers it to the LLVM dialect
+    ```
+  }];
+}
+
 #endif // PIT_TRANSFORMS_PASSES_TD

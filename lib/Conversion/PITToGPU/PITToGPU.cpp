@@ -2,6 +2,7 @@
 
 #include "DeviceSelection.h"
 #include "KernelBuilder.h"
+#include "SimtLinalg.h"
 #include "TensorCoreSTiles.h"
 #include "VectorDetection.h"
 
@@ -30,118 +31,6 @@ using namespace mlir;
 using namespace mlir::pit;
 
 namespace {
-
-/// The threads that share a loop: this thread's first index and the step.
-struct Threads {
-  Value first;
-  Value stride;
-};
-
-/// `for (i = first; i < prod(extents); i += stride) body(delinearize(i))`.
-void buildStridedLoops(OpBuilder &b, Location loc, ArrayRef<Value> extents,
-                       Threads threads,
-                       function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  Value total = constantIndex(b, loc, 1);
-  for (Value extent : extents)
-    total = arith::MulIOp::create(b, loc, total, extent);
-  scf::ForOp::create(
-      b, loc, threads.first, total, threads.stride, ValueRange{},
-      [&](OpBuilder &b, Location loc, Value linear, ValueRange) {
-        SmallVector<Value> ivs(extents.size());
-        Value rest = linear;
-        for (int64_t dim = extents.size() - 1; dim >= 0; --dim) {
-          ivs[dim] = arith::RemUIOp::create(b, loc, rest, extents[dim]);
-          rest = arith::DivUIOp::create(b, loc, rest, extents[dim]);
-        }
-        body(b, loc, ivs);
-        scf::YieldOp::create(b, loc);
-      });
-}
-
-/// Replaces a linalg op on buffers by strided loops: each thread owns some
-/// points of the parallel loops and runs the reduction loops itself, so no
-/// two threads write the same element.
-void lowerLinalgToThreads(RewriterBase &rewriter, linalg::LinalgOp op,
-                          Threads threads) {
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  OpBuilder &b = rewriter;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<unsigned> parallel, reduction;
-  for (auto [loop, iterator] : llvm::enumerate(iterators))
-    (iterator == utils::IteratorType::parallel ? parallel : reduction)
-        .push_back(loop);
-  SmallVector<Value> parallelExtents, reductionExtents;
-  for (unsigned loop : parallel)
-    parallelExtents.push_back(constantIndex(b, loc, ranges[loop]));
-  for (unsigned loop : reduction)
-    reductionExtents.push_back(constantIndex(b, loc, ranges[loop]));
-
-  auto indicesOf = [&](OpOperand &operand, ArrayRef<Value> ivs) {
-    SmallVector<Value> indices;
-    for (AffineExpr result : op.getMatchingIndexingMap(&operand).getResults())
-      indices.push_back(ivs[cast<AffineDimExpr>(result).getPosition()]);
-    return indices;
-  };
-  auto load = [&](OpBuilder &b, Location loc, OpOperand &operand,
-                  ArrayRef<Value> ivs) -> Value {
-    if (!isa<MemRefType>(operand.get().getType()))
-      return operand.get();
-    return memref::LoadOp::create(b, loc, operand.get(), indicesOf(operand, ivs));
-  };
-  // One evaluation of the body at `ivs`, with the accumulator `acc`.
-  auto evaluate = [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs,
-                      Value acc) -> Value {
-    IRMapping mapping;
-    Block *body = op.getBlock();
-    for (OpOperand *input : op.getDpsInputOperands())
-      mapping.map(body->getArgument(input->getOperandNumber()),
-                  load(b, loc, *input, ivs));
-    mapping.map(op.getRegionOutputArgs().front(), acc);
-    for (Operation &bodyOp : body->without_terminator())
-      b.clone(bodyOp, mapping);
-    return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
-  };
-
-  OpOperand &output = op.getDpsInitsMutable()[0];
-  buildStridedLoops(b, loc, parallelExtents, threads,
-                    [&](OpBuilder &b, Location loc, ValueRange parallelIvs) {
-    SmallVector<Value> ivs(ranges.size());
-    for (auto [loop, iv] : llvm::zip(parallel, parallelIvs))
-      ivs[loop] = iv;
-    Value acc = memref::LoadOp::create(b, loc, output.get(),
-                                       indicesOf(output, ivs));
-    if (reduction.empty()) {
-      acc = evaluate(b, loc, ivs, acc);
-    } else {
-      Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
-      SmallVector<Value> zeros(reduction.size(), zero),
-          ones(reduction.size(), one);
-      scf::LoopNest nest = scf::buildLoopNest(
-          b, loc, zeros, reductionExtents, ones, ValueRange{acc},
-          [&](OpBuilder &b, Location loc, ValueRange reductionIvs,
-              ValueRange carried) {
-            for (auto [loop, iv] : llvm::zip(reduction, reductionIvs))
-              ivs[loop] = iv;
-            return scf::ValueVector{evaluate(b, loc, ivs, carried.front())};
-          });
-      acc = nest.results.front();
-    }
-    memref::StoreOp::create(b, loc, acc, output.get(), indicesOf(output, ivs));
-  });
-  rewriter.eraseOp(op);
-}
-
-/// This thread's global index and the number of threads of the launch.
-Threads gridThreads(OpBuilder &b, Location loc, gpu::LaunchOp launch) {
-  Value blockSize = launch.getBlockSizeX();
-  Value first = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, blockSize),
-      launch.getThreadIds().x);
-  Value stride = arith::MulIOp::create(b, loc, launch.getGridSizeX(), blockSize);
-  return {first, stride};
-}
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -332,10 +221,10 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
 
   // Spread the tile work over the block's threads, with a barrier after
   // each step so that the next one sees the shared memory it wrote.
-  Threads blockThreads{launch.getThreadIds().x, launch.getBlockSizeX()};
+  Threads threads = blockThreads(launch);
   auto spread = [&](OpBuilder &b, Location loc, ArrayRef<Value> extents,
                     function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-    buildStridedLoops(b, loc, extents, blockThreads, body);
+    buildStridedLoops(b, loc, extents, threads, body);
   };
   for (Operation *bodyOp : cloned) {
     bool isStep = isa<SReadOp, SWriteOp, linalg::LinalgOp>(bodyOp);
@@ -344,7 +233,7 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
     else if (auto write = dyn_cast<SWriteOp>(bodyOp))
       lowerSWriteToElements(rewriter, write, spread, CombineWrite::Atomic);
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(bodyOp))
-      lowerLinalgToThreads(rewriter, linalgOp, blockThreads);
+      lowerLinalgToThreads(rewriter, linalgOp, threads);
     if (isStep)
       gpu::BarrierOp::create(b, loc);
   }
@@ -458,13 +347,15 @@ void lowerHostCode(RewriterBase &rewriter, func::FuncOp func,
                             fill.getOutputs()[0], fill.getInputs()[0]);
       rewriter.eraseOp(fill);
     } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      int64_t points = 1;
-      for (int64_t range : linalgOp.getStaticLoopRanges())
-        points *= range;
+      // With a dynamic extent, as many blocks as any extent may need: the
+      // threads stride over whatever the run-time extents hold.
+      std::optional<int64_t> points = getStaticIterationPoints(linalgOp);
       OpBuilder::InsertionGuard guard(rewriter);
       gpu::LaunchOp launch = createLaunch(
           rewriter, loc,
-          std::min<int64_t>(ceilDiv(points, blockSize), kMaxGridStrideBlocks),
+          points ? std::clamp<int64_t>(ceilDiv(*points, blockSize), 1,
+                                       kMaxGridStrideBlocks)
+                 : kMaxGridStrideBlocks,
           blockSize);
       Threads threads = gridThreads(rewriter, loc, launch);
       Operation *inner = rewriter.clone(*op);
@@ -653,6 +544,21 @@ void coalesceDeviceAllocations(RewriterBase &rewriter, func::FuncOp func) {
   mergeArenaMemsets(rewriter, entry, arena, placeOf);
 }
 
+/// Erases the linalg ops on buffers whose iteration space is empty (a
+/// static extent of 0): they run their body nowhere, so they change
+/// nothing, and the kernels' block and tile arithmetic need extents of at
+/// least 1.
+void eraseEmptyLinalgOps(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::LinalgOp> empty;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureBufferSemantics() &&
+        llvm::is_contained(op.getStaticLoopRanges(), 0))
+      empty.push_back(op);
+  });
+  for (linalg::LinalgOp op : empty)
+    rewriter.eraseOp(op);
+}
+
 /// Whether `chip` ("sm_90", "sm_90a", ...) has red.global.add.v2/v4.f32.
 bool hasVectorAtomics(StringRef chip) { return getChipVersion(chip) >= 90; }
 
@@ -675,15 +581,40 @@ struct ConvertPITToGPUPass
     : public pit::impl::ConvertPITToGPUBase<ConvertPITToGPUPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    auto invalid = [&](StringRef option, int64_t value, StringRef wanted) {
+      return emitError(UnknownLoc::get(context))
+             << "convert-pit-to-gpu: " << option << " must be " << wanted
+             << ", got " << value;
+    };
+    // Whole warps; a block has at most 1024 threads.
+    if (threadsPerBlock < 32 || threadsPerBlock > 1024 ||
+        threadsPerBlock % 32 != 0)
+      return invalid("threads-per-block", threadsPerBlock,
+                     "a multiple of 32 from 32 to 1024");
+    // Whole mma.sync columns (8); wgmma's widest block has 256.
+    if (mmaBlockColumns < 8 || mmaBlockColumns > 1024 ||
+        mmaBlockColumns % 8 != 0)
+      return invalid("mma-block-columns", mmaBlockColumns,
+                     "a multiple of 8 from 8 to 1024");
+    // Whole k steps of mma (16).
+    if (mmaChunk < 0 || mmaChunk > 1024 || mmaChunk % 16 != 0)
+      return invalid("mma-chunk", mmaChunk,
+                     "0 (the STile's k tile) or a multiple of 16 up to 1024");
+    if (mmaStages < 1 || mmaStages > 4)
+      return invalid("mma-stages", mmaStages, "from 1 to 4");
+    // The blocks of a cluster share B's chunks in halves (or not at all).
+    if (mmaClusterBlocks != 1 && mmaClusterBlocks != 2)
+      return invalid("mma-cluster-blocks", mmaClusterBlocks, "1 or 2");
+    if (!chip.empty())
+      if (std::string reason = getUnsupportedChipReason(chip); !reason.empty())
+        return emitError(UnknownLoc::get(context))
+               << "convert-pit-to-gpu: chip: " << reason;
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // The blocks of a cluster share B's chunks in halves (or not at all).
-    if (mmaClusterBlocks != 1 && mmaClusterBlocks != 2) {
-      module.emitError("convert-pit-to-gpu: mma-cluster-blocks must be 1 or "
-                       "2, not ")
-          << mmaClusterBlocks.getValue();
-      return signalPassFailure();
-    }
     IRRewriter rewriter(&getContext());
     bool failed = false;
     module.walk([&](func::FuncOp func) {
@@ -697,6 +628,7 @@ struct ConvertPITToGPUPass
       });
       if (!runsOnDevice)
         return;
+      eraseEmptyLinalgOps(rewriter, func);
       SmallVector<STileOp> stiles;
       SmallVector<DetectOp> detects;
       func.walk([&](STileOp op) { stiles.push_back(op); });

@@ -11,7 +11,7 @@
 // Clusters of blocks share B's chunks in halves: 1 or 2 blocks.
 // RUN: not pit-opt %s --pit-sparsify --convert-pit-to-gpu="mma-cluster-blocks=3" 2>&1 | FileCheck %s --check-prefix=CLUSTERS
 
-// CLUSTERS: error: convert-pit-to-gpu: mma-cluster-blocks must be 1 or 2, not 3
+// CLUSTERS: error: convert-pit-to-gpu: mma-cluster-blocks must be 1 or 2, got 3
 
 // THREE: gpu.launch {{.+}} workgroup(%{{.+}} : memref<3x64x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x64x64xf16, #gpu.address_space<workgroup>>)
 // THREE:   nvvm.cp.async.commit.group
