@@ -24,10 +24,12 @@ const char *dtypeName(int32_t dtype) {
   return dtype >= 0 && dtype <= PIT_I64 ? names[dtype] : "unknown";
 }
 
-std::string shapeText(int32_t rank, const int64_t *shape) {
+/// "[?, 64]": a spec's dynamic extent (-1) is "?".
+std::string shapeText(int32_t rank, const int64_t *shape, bool isSpec) {
   std::string text = "[";
   for (int32_t dim = 0; dim < rank; ++dim)
-    text += (dim ? ", " : "") + std::to_string(shape[dim]);
+    text += (dim ? ", " : "") +
+            (isSpec && shape[dim] < 0 ? "?" : std::to_string(shape[dim]));
   return text + "]";
 }
 
@@ -60,11 +62,14 @@ PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
                   ", got " + std::to_string(arg.rank));
     if (!arg.shape)
       return fail(which + "the shape is null");
+    // A dynamic extent (-1 in the spec) takes any extent of 0 or more.
     for (int32_t dim = 0; dim < spec.rank; ++dim)
-      if (arg.shape[dim] != spec.shape[dim])
+      if (arg.shape[dim] < 0 ||
+          (spec.shape[dim] >= 0 && arg.shape[dim] != spec.shape[dim]))
         return fail(which + "expects shape " +
-                    shapeText(spec.rank, spec.shape) + ", got " +
-                    shapeText(arg.rank, arg.shape));
+                    shapeText(spec.rank, spec.shape, /*isSpec=*/true) +
+                    ", got " +
+                    shapeText(arg.rank, arg.shape, /*isSpec=*/false));
   }
   lastError.clear();
   return 0;
@@ -72,13 +77,17 @@ PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
 
 PIT_EXPORT void pitRunCall(void (*body)(const void *args),
                            const PITTensor *args, int64_t numArgs) {
-  // The shapes and element types are the signature's (checked): the
-  // addresses are all that tells two calls' host code apart.
+  // The element types are the signature's (checked); the addresses and
+  // the extents (dynamic ones differ from call to call) tell two calls'
+  // host code apart.
   std::vector<uint64_t> key;
   key.reserve(numArgs + 1);
   key.push_back(reinterpret_cast<uintptr_t>(body));
-  for (int64_t i = 0; i < numArgs; ++i)
+  for (int64_t i = 0; i < numArgs; ++i) {
     key.push_back(reinterpret_cast<uintptr_t>(args[i].data));
+    for (int32_t dim = 0; dim < args[i].rank; ++dim)
+      key.push_back(static_cast<uint64_t>(args[i].shape[dim]));
+  }
   pitCudaRunCall(key.data(), static_cast<int64_t>(key.size()), body, args);
 }
 

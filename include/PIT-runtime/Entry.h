@@ -39,7 +39,9 @@ typedef struct {
   const int64_t *shape;
 } PITTensor;
 
-/// What an entry point expects of one argument.
+/// What an entry point expects of one argument. An extent of -1 is dynamic:
+/// any extent of 0 or more is taken there, and the compiled code checks that
+/// the extents it ties together agree.
 typedef struct {
   const char *name;
   int32_t dtype;

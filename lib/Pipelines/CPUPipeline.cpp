@@ -18,11 +18,8 @@ void mlir::pit::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createPITCheckElementTypes());
   pm.addPass(createPITDecomposeAggregatedOps());
   addBufferizationPasses(pm);
+  pm.addPass(createPITVerifyDynamicExtents());
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
-  // Where an extent is dynamic, the call checks that the extents it ties
-  // together agree (each linalg op's operands against its loop ranges),
-  // once per op and not per element, and aborts with a message if not.
-  pm.addPass(createGenerateRuntimeVerificationPass());
   pm.addPass(createConvertPITToSCF());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());

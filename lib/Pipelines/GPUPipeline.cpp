@@ -21,6 +21,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createPITCheckElementTypes());
   pm.addPass(createPITDecomposeAggregatedOps());
   addBufferizationPasses(pm);
+  pm.addPass(createPITVerifyDynamicExtents());
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
   ConvertPITToGPUOptions gpu;
   gpu.mmaBlockColumns = options.mmaBlockColumns;

@@ -39,19 +39,50 @@ LogicalResult checkSignature(func::FuncOp func) {
         "place, such as a linalg op's destination)");
   for (auto [number, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
-    if (!memref || !memref.hasStaticShape() ||
-        !memref.getLayout().isIdentity() ||
+    if (!memref || !memref.getLayout().isIdentity() ||
         !getDTypeName(memref.getElementType()))
       return func.emitError("argument ")
              << number << " has type " << type
-             << "; a C entry point takes statically shaped, row-major "
-                "memrefs of f16, bf16, f32, f64, i8, i32 or i64"
+             << "; a C entry point takes row-major memrefs of f16, bf16, "
+                "f32, f64, i8, i32 or i64"
              << (isa<TensorType>(type)
                      ? " (bufferize a program on tensors first: pit-opt "
                        "--pit-bufferize)"
                      : "");
   }
   return success();
+}
+
+/// C expressions of argument `number`'s extents: a constant, or its
+/// checked tensor's extent where the type's is dynamic.
+SmallVector<std::string> getExtentExpressions(MemRefType type,
+                                              size_t number) {
+  SmallVector<std::string> extents;
+  for (auto [dim, extent] : llvm::enumerate(type.getShape()))
+    extents.push_back(ShapedType::isDynamic(extent)
+                          ? ("args[" + Twine(number) + "].shape[" +
+                             Twine(dim) + "]")
+                                .str()
+                          : std::to_string(extent));
+  return extents;
+}
+
+/// C expressions of the row-major strides of `extents`: constants folded,
+/// dynamic extents multiplied in.
+SmallVector<std::string> getRowMajorStrides(ArrayRef<std::string> extents) {
+  SmallVector<std::string> strides(extents.size());
+  int64_t constant = 1;
+  std::string dynamic;
+  for (int64_t dim = extents.size() - 1; dim >= 0; --dim) {
+    strides[dim] = dynamic.empty() ? std::to_string(constant)
+                                   : std::to_string(constant) + dynamic;
+    int64_t value;
+    if (StringRef(extents[dim]).getAsInteger(10, value))
+      dynamic += " * " + extents[dim];
+    else
+      constant *= value;
+  }
+  return strides;
 }
 
 void emitEntry(func::FuncOp func, raw_ostream &os) {
@@ -72,9 +103,12 @@ void emitEntry(func::FuncOp func, raw_ostream &os) {
   }
   os << (types.empty() ? "void" : "") << ");\n\n";
 
+  // A dynamic extent is -1 in the spec: pitCheckArgs takes any there.
   for (auto [number, type] : llvm::enumerate(types)) {
     os << "static const int64_t " << name << "_shape" << number << "[] = {";
-    llvm::interleaveComma(type.getShape(), os);
+    llvm::interleaveComma(type.getShape(), os, [&](int64_t extent) {
+      os << (ShapedType::isDynamic(extent) ? -1 : extent);
+    });
     os << "};\n";
   }
   os << "static const PITArgSpec " << name << "_args[] = {\n";
@@ -98,16 +132,11 @@ void emitEntry(func::FuncOp func, raw_ostream &os) {
   for (auto [number, type] : llvm::enumerate(types)) {
     os << (first ? "" : ",\n      ") << "args[" << number << "].data, args["
        << number << "].data, 0";
-    for (int64_t extent : type.getShape())
+    SmallVector<std::string> extents = getExtentExpressions(type, number);
+    for (const std::string &extent : extents)
       os << ", " << extent;
-    int64_t stride = 1;
-    SmallVector<int64_t> strides(type.getRank());
-    for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
-      strides[dim] = stride;
-      stride *= type.getDimSize(dim);
-    }
-    for (int64_t s : strides)
-      os << ", " << s;
+    for (const std::string &stride : getRowMajorStrides(extents))
+      os << ", " << stride;
     first = false;
   }
   os << ");\n}\n\n";

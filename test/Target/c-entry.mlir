@@ -32,8 +32,13 @@ func.func private @helper(%a: memref<4xf32>) {
 
 // -----
 
-// expected-error @below {{argument 0 has type 'memref<?x64xf32>'; a C entry point takes statically shaped, row-major memrefs of f16, bf16, f32, f64, i8, i32 or i64}}
-func.func @dynamic(%a: memref<?x64xf32>) {
+// A dynamic extent is -1 in the spec, and the checked tensor's own extent
+// in the call; the strides multiply it in.
+// CHECK-LABEL: static const int64_t dynamic_shape0[] = {-1, 64, -1};
+// CHECK: static const int64_t dynamic_shape1[] = {-1};
+// CHECK: dynamic(args[0].data, args[0].data, 0, args[0].shape[0], 64, args[0].shape[2], 64 * args[0].shape[2], 1 * args[0].shape[2], 1,
+// CHECK-NEXT: args[1].data, args[1].data, 0, args[1].shape[0], 1);
+func.func @dynamic(%a: memref<?x64x?xf32>, %b: memref<?xf16>) {
   return
 }
 

@@ -293,6 +293,32 @@ def PITCheckElementTypes : Pass<"pit-check-element-types", "ModuleOp"> {
   }];
 }
 
+def PITVerifyDynamicExtents : Pass<"pit-verify-dynamic-extents"> {
+  let summary = "Checks at run time that the extents a linalg op ties "
+                "together agree, where one is dynamic";
+  let description = [{
+    A function of dynamic extents (`memref<?x4096xf16>`) takes any extent
+    at each call, but its linalg ops assume that the extents they tie
+    together (A's rows and C's rows of a matmul) agree: with extents that
+    do not, the loops would read and write out of bounds. Before each linalg
+    op with a dynamic extent in its operands, this pass inserts upstream's
+    run-time verification of that op (`RuntimeVerifiableOpInterface`): a
+    few `memref.dim`s and `cf.assert`s on the host, once per call, which
+    abort the call with a message naming the op if they fail.
+
+    Matches: linalg ops with an operand of dynamic shape.
+    Leaves alone: statically shaped ops (their extents were checked when
+    the IR was verified), so that a static program is unchanged.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::index::IndexDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def PITCheckLowered : Pass<"pit-check-lowered", "ModuleOp"> {
   let summary = "Fails, naming them, on ops left above the LLVM dialect";
   let description = [{
