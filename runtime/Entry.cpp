@@ -75,6 +75,33 @@ PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
   return 0;
 }
 
+PIT_EXPORT int pitCheckExtentTies(const char *function,
+                                  const PITExtentTie *ties, int64_t numTies,
+                                  const PITTensor *args) {
+  for (int64_t i = 0; i < numTies; ++i) {
+    const PITExtentTie &tie = ties[i];
+    int64_t extent = args[tie.argument].shape[tie.dim];
+    bool toArgument = tie.otherArgument >= 0;
+    int64_t expected =
+        toArgument ? args[tie.otherArgument].shape[tie.otherDim] : tie.extent;
+    if (extent == expected)
+      continue;
+    std::string what = "extent " + std::to_string(tie.dim) + " of argument " +
+                       std::to_string(tie.argument) + " is " +
+                       std::to_string(extent) + ", but ";
+    what += toArgument ? "extent " + std::to_string(tie.otherDim) +
+                             " of argument " +
+                             std::to_string(tie.otherArgument) + " is " +
+                             std::to_string(expected)
+                       : "the function's loops over it run " +
+                             std::to_string(expected);
+    return fail(std::string(function) + ": " + what +
+                "; the two are one loop of the function and must agree");
+  }
+  lastError.clear();
+  return 0;
+}
+
 PIT_EXPORT void pitRunCall(void (*body)(const void *args),
                            const PITTensor *args, int64_t numArgs) {
   // The element types are the signature's (checked); the addresses and

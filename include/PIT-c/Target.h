@@ -13,6 +13,7 @@
 
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
+#include "PIT-runtime/Entry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +30,16 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToLLVMIR(
 /// functions' memref arguments give the signatures.
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToCEntry(
     MlirOperation module, MlirStringCallback callback, void *userData);
+
+/// Receives one tie of a function's argument extents, as the checked entry
+/// points hold it (PIT-runtime/Entry.h; PIT/Target/ExtentTies.h).
+typedef void (*MlirPITExtentTieCallback)(MlirStringRef function,
+                                         PITExtentTie tie, void *userData);
+
+/// Calls `callback` with each extent tie of each public function of `module`
+/// (the program before compilation, as for the C entry points).
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITModuleGetExtentTies(
+    MlirOperation module, MlirPITExtentTieCallback callback, void *userData);
 
 #ifdef __cplusplus
 }

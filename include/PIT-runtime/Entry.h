@@ -40,8 +40,8 @@ typedef struct {
 } PITTensor;
 
 /// What an entry point expects of one argument. An extent of -1 is dynamic:
-/// any extent of 0 or more is taken there, and the compiled code checks that
-/// the extents it ties together agree.
+/// any extent of 0 or more is taken there, and pitCheckExtentTies checks that
+/// the extents the compiled code ties together agree.
 typedef struct {
   const char *name;
   int32_t dtype;
@@ -49,12 +49,28 @@ typedef struct {
   const int64_t *shape;
 } PITArgSpec;
 
+/// Argument `argument`'s extent `dim` must equal argument `otherArgument`'s
+/// extent `otherDim` or, where `otherArgument` is negative, `extent`: the
+/// compiled code's loops tie them (PIT/Target/ExtentTies.h).
+typedef struct {
+  int64_t argument;
+  int64_t dim;
+  int64_t otherArgument;
+  int64_t otherDim;
+  int64_t extent;
+} PITExtentTie;
+
 /// The alignment every tensor argument must have, in bytes.
 #define PIT_ARG_ALIGNMENT 16
 
 /// Checks `args` against `specs`; on a mismatch records why and returns 1.
 int pitCheckArgs(const char *function, const PITArgSpec *specs,
                  int64_t numSpecs, const PITTensor *args, int64_t numArgs);
+
+/// Checks, after pitCheckArgs, that `args`' extents satisfy `ties`; on a
+/// mismatch records why and returns 1.
+int pitCheckExtentTies(const char *function, const PITExtentTie *ties,
+                       int64_t numTies, const PITTensor *args);
 
 /// Runs the host code of a call, `body(args)` (args: the checked tensors),
 /// through pitCudaRunCall, keyed by `body` and the tensors' addresses: calls

@@ -4,6 +4,8 @@
 #include "PIT-c/Registration.h"
 
 #include "PIT/Target/CEntry.h"
+#include "PIT/Target/ExtentTies.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Utils.h"
@@ -62,4 +64,22 @@ MlirLogicalResult mlirPITTranslateModuleToCEntry(MlirOperation op,
   LogicalResult result = pit::translateToCEntry(module, stream);
   stream.flush();
   return wrap(result);
+}
+
+MlirLogicalResult mlirPITModuleGetExtentTies(MlirOperation op,
+                                             MlirPITExtentTieCallback callback,
+                                             void *userData) {
+  ModuleOp module = getModuleOrEmitError(op);
+  if (!module)
+    return mlirLogicalResultFailure();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    for (const pit::ExtentTie &tie : pit::getExtentTies(func))
+      callback(wrap(func.getSymName()),
+               {tie.argument, tie.dim, tie.otherArgument, tie.otherDim,
+                tie.extent},
+               userData);
+  }
+  return mlirLogicalResultSuccess();
 }

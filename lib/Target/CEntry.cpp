@@ -3,12 +3,14 @@
 #include "PIT/Target/CEntry.h"
 
 #include "PIT/InitAllPIT.h"
+#include "PIT/Target/ExtentTies.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 
 using namespace mlir;
+using namespace mlir::pit;
 
 namespace {
 
@@ -85,6 +87,22 @@ SmallVector<std::string> getRowMajorStrides(ArrayRef<std::string> extents) {
   return strides;
 }
 
+/// The extents the function's linalg ops tie together, which
+/// pitCheckExtentTies compares at the call (ExtentTies.h).
+void emitExtentTies(func::FuncOp func, raw_ostream &os) {
+  StringRef name = func.getSymName();
+  SmallVector<ExtentTie> ties = getExtentTies(func);
+  os << "static const PITExtentTie " << name << "_ties[] = {\n";
+  for (const ExtentTie &tie : ties)
+    os << "    {" << tie.argument << ", " << tie.dim << ", "
+       << tie.otherArgument << ", " << tie.otherDim << ", " << tie.extent
+       << "},\n";
+  if (ties.empty())
+    os << "    {0, 0, 0, 0, 0},\n";
+  os << "};\nstatic const int64_t " << name << "_numTies = " << ties.size()
+     << ";\n";
+}
+
 void emitEntry(func::FuncOp func, raw_ostream &os) {
   StringRef name = func.getSymName();
   SmallVector<MemRefType> types;
@@ -111,6 +129,7 @@ void emitEntry(func::FuncOp func, raw_ostream &os) {
     });
     os << "};\n";
   }
+  emitExtentTies(func, os);
   os << "static const PITArgSpec " << name << "_args[] = {\n";
   for (auto [number, type] : llvm::enumerate(types))
     os << "    {\"arg" << number << "\", " << *getDTypeName(type.getElementType())
@@ -143,7 +162,9 @@ void emitEntry(func::FuncOp func, raw_ostream &os) {
   os << "PIT_ENTRY_EXPORT int pit_" << name
      << "(const PITTensor *args, int64_t numArgs) {\n";
   os << "  if (pitCheckArgs(\"" << name << "\", " << name << "_args, "
-     << types.size() << ", args, numArgs))\n    return 1;\n";
+     << types.size() << ", args, numArgs) ||\n      pitCheckExtentTies(\""
+     << name << "\", " << name << "_ties, " << name
+     << "_numTies, args))\n    return 1;\n";
   os << "  pitRunCall(" << name << "_call, args, numArgs);\n";
   os << "  return pitFinishCall(\"" << name << "\");\n}\n\n";
 }

@@ -7,10 +7,12 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
 
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <map>
 #include <utility>
 
 namespace pit::python {
@@ -97,6 +99,28 @@ getGPUBinaries(const Module &module) {
   return binaries;
 }
 
+using ExtentTie = std::vector<int64_t>;
+
+/// {function: [[argument, dim, other argument, other dim, extent]]}: the
+/// extents of each public function's arguments that its loops tie together.
+std::map<std::string, std::vector<ExtentTie>>
+getExtentTies(const Module &module) {
+  std::map<std::string, std::vector<ExtentTie>> ties;
+  Context &context = module.getContext();
+  context.clearDiagnostics();
+  auto collect = [](MlirStringRef function, PITExtentTie tie,
+                    void *userData) {
+    auto &ties =
+        *static_cast<std::map<std::string, std::vector<ExtentTie>> *>(userData);
+    ties[std::string(function.data, function.length)].push_back(
+        {tie.argument, tie.dim, tie.otherArgument, tie.otherDim, tie.extent});
+  };
+  if (mlirLogicalResultIsFailure(
+          mlirPITModuleGetExtentTies(module.getOperation(), collect, &ties)))
+    throwMLIRError(context, "cannot read the module's extent ties");
+  return ties;
+}
+
 } // namespace
 
 void populatePITBindings(nb::module_ &m) {
@@ -150,6 +174,10 @@ void populatePITBindings(nb::module_ &m) {
       },
       nb::arg("module"),
       "C source of the checked entry points pit_NAME (PIT-runtime/Entry.h).");
+  m.def("extent_ties", &getExtentTies, nb::arg("module"),
+        "{function: [[argument, dim, other argument, other dim, extent]]}: "
+        "the argument extents each public function's loops tie together "
+        "(other argument < 0: the static extent).");
   m.def("gpu_binaries", &getGPUBinaries, nb::arg("module"),
         "[(gpu.binary symbol, object bytes)] of a module after pit-to-ptx.");
 }

@@ -74,8 +74,14 @@ def signatures(module):
 
 def _manifest_source(target, module):
     """C source of `const char *pit_manifest(void)`: the JSON that lets
-    pit.runtime call the library without this compiler."""
-    manifest = json.dumps({"target": target, "functions": signatures(module)})
+    pit.runtime call the library without this compiler. Each function lists
+    the extents its loops tie together ("ties"), which a CPU call checks (a
+    GPU library's entry points check them themselves)."""
+    functions = signatures(module)
+    ties = _pit.extent_ties(module)
+    for function in functions:
+        function["ties"] = ties.get(function["name"], [])
+    manifest = json.dumps({"target": target, "functions": functions})
     # A JSON string literal of ASCII text is a valid C string literal.
     return ('__attribute__((visibility("default"))) const char *pit_manifest(void) '
             "{\n  return " + json.dumps(manifest) + ";\n}\n")

@@ -69,6 +69,7 @@ class Function:
         self.name = spec["name"]
         self.target = target
         self.args = [(arg["dtype"], tuple(arg["shape"])) for arg in spec["args"]]
+        self._ties = [tuple(tie) for tie in spec.get("ties", [])]
         if target == "cpu":
             self._entry = getattr(library, self.name)
             argtypes = []
@@ -154,7 +155,23 @@ class Function:
                 stride *= extent
             pointer = value.ctypes.data
             flat += [pointer, pointer, 0] + list(value.shape) + strides
+        self._check_ties([value.shape for value in values])
         self._entry(*flat)
+
+    def _check_ties(self, shapes):
+        """The extents the function's loops tie together must agree, or the
+        loops would run past the smaller array."""
+        for argument, dim, other_argument, other_dim, extent in self._ties:
+            got = shapes[argument][dim]
+            if other_argument >= 0:
+                want = shapes[other_argument][other_dim]
+                against = f"extent {other_dim} of argument {other_argument} is {want}"
+            else:
+                want, against = extent, f"the function's loops over it run {extent}"
+            if got != want:
+                raise ArgumentError(
+                    f"{self.name}: extent {dim} of argument {argument} is {got}, "
+                    f"but {against}; the two are one loop of the function and must agree")
 
     def _call_gpu(self, values):
         # At high sparsity a call keeps the GPU busy for only tens of

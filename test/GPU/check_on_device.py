@@ -62,13 +62,18 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
     wrong_choices = 0
     for sparsity in sparsities:
         chose = ""
-        for _ in range(calls):
+        for call in range(calls * len(params.get("call_rows", [0]))):
             if template in (kernels.MATMUL, kernels.MATMUL_CLEARED,
                             kernels.MATMUL_UNFREED_TEMPORARY,
                             kernels.MATMUL_TENSOR_TEMPORARY):
-                a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
+                m = params["m"]
+                if m == "?":
+                    m = params["call_rows"][call % len(params["call_rows"])]
+                # Whole micro-tiles zeroed, then cut to m rows.
+                padded = -(-m // micro[0]) * micro[0]
+                a = sparsify(rand(padded, params["k"]), micro, sparsity)[:m].contiguous()
                 b = rand(params["k"], params["n"])
-                c = rand(params["m"], params["n"], dtype=TORCH_DTYPE[params["ct"]])
+                c = rand(m, params["n"], dtype=TORCH_DTYPE[params["ct"]])
                 # C = A x B overwrites C, whose random values are the poison.
                 ref = a.double() @ b.double()
                 if template is not kernels.MATMUL_CLEARED:
@@ -136,14 +141,21 @@ def check_refusals(directory):
         "misaligned": lambda: kernel(a, b, c, data=[a.data_ptr() + 2, None, None]),
         "wrong count": lambda: kernel(a, b),
     }
+    # A's rows and C's rows are one loop of the dynamic-rows library: a
+    # call where they differ would write past C.
+    dynamic = Kernel(directory / "small_matmul_dynamic_rows_512_32x1.so")
+    a_64 = torch.zeros(64, 512, dtype=torch.float16, device="cuda")
+    b_512 = torch.zeros(512, 256, dtype=torch.float16, device="cuda")
+    c_32 = torch.zeros(32, 256, dtype=torch.float32, device="cuda")
+    bad_calls["untied extents"] = lambda: dynamic(a_64, b_512, c_32)
     ok = True
     for what, call in bad_calls.items():
         try:
             call()
-            print(f"refusal {what:13s}: NOT refused FAIL")
+            print(f"refusal {what:14s}: NOT refused FAIL")
             ok = False
         except RuntimeError as error:
-            print(f"refusal {what:13s}: PASS  {error}")
+            print(f"refusal {what:14s}: PASS  {error}")
     return ok
 
 

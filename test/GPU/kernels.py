@@ -130,8 +130,9 @@ def cases():
     `variant`: those that fit, in the table's order), "chip", the chip to
     compile for when it is not the machines' (sm_90a), "cluster", the
     blocks of a cluster of the dense blocks' TMA copies
-    (--mma-cluster-blocks), and "chunk", the k the STile blocks multiply
-    at a time (--mma-chunk). "ct", C's element type, is f32 unless a case
+    (--mma-cluster-blocks), "chunk", the k the STile blocks multiply
+    at a time (--mma-chunk), and "call_rows", the extents a dynamic m
+    ("?") takes, one call each. "ct", C's element type, is f32 unless a case
     names it."""
     out = []
     for mt, loop in [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 0)]:
@@ -161,6 +162,11 @@ def cases():
     out.append(("small_matmul_256_128x1_2", MATMUL,
                 dict(m=256, n=256, k=256, t="f16", mt="128x1", chunk=64), 2,
                 False))
+    # One library for A of ?x512 rows (issue 39): each call takes its own M,
+    # a multiple of no micro-tile or block (100), then larger ones.
+    out.append(("small_matmul_dynamic_rows_512_32x1", MATMUL,
+                dict(m="?", n=256, k=512, t="f16", mt="32x1",
+                     call_rows=[100, 1000, 4096]), -1, False))
     out.append(("small_matmul_unfreed_256_32x1_2", MATMUL_UNFREED_TEMPORARY,
                 dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_tensor_temporary_256_32x1_2",

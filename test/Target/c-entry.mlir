@@ -4,6 +4,7 @@
 // The compiled function, in func-to-llvm's calling convention.
 // CHECK: extern void sparse_matmul(void *, void *, int64_t, int64_t, int64_t, int64_t, int64_t, void *, void *, int64_t, int64_t, int64_t, int64_t, int64_t, void *, void *, int64_t, int64_t, int64_t, int64_t, int64_t);
 // CHECK: static const int64_t sparse_matmul_shape0[] = {128, 256};
+// CHECK: static const int64_t sparse_matmul_numTies = 0;
 // CHECK: static const PITArgSpec sparse_matmul_args[] = {
 // CHECK-NEXT: {"arg0", PIT_F16, 2, sparse_matmul_shape0},
 // CHECK-NEXT: {"arg1", PIT_BF16, 2, sparse_matmul_shape1},
@@ -17,7 +18,9 @@
 // CHECK-NEXT: args[2].data, args[2].data, 0, 128, 64, 64, 1);
 // CHECK-NEXT: }
 // CHECK: PIT_ENTRY_EXPORT int pit_sparse_matmul(const PITTensor *args, int64_t numArgs) {
-// CHECK-NEXT: if (pitCheckArgs("sparse_matmul", sparse_matmul_args, 3, args, numArgs))
+// A static program ties no dynamic extents: the list is empty.
+// CHECK-NEXT: if (pitCheckArgs("sparse_matmul", sparse_matmul_args, 3, args, numArgs) ||
+// CHECK-NEXT:     pitCheckExtentTies("sparse_matmul", sparse_matmul_ties, sparse_matmul_numTies, args))
 // CHECK-NEXT:   return 1;
 // CHECK-NEXT: pitRunCall(sparse_matmul_call, args, numArgs);
 // CHECK-NEXT: return pitFinishCall("sparse_matmul");
@@ -39,6 +42,23 @@ func.func private @helper(%a: memref<4xf32>) {
 // CHECK: dynamic(args[0].data, args[0].data, 0, args[0].shape[0], 64, args[0].shape[2], 64 * args[0].shape[2], 1 * args[0].shape[2], 1,
 // CHECK-NEXT: args[1].data, args[1].data, 0, args[1].shape[0], 1);
 func.func @dynamic(%a: memref<?x64x?xf32>, %b: memref<?xf16>) {
+  return
+}
+
+// -----
+
+// The extents a linalg op's loops tie together, checked at the call: C's
+// rows (dynamic) must equal A's rows (dynamic, the class's first); B's rows
+// (dynamic) must equal A's columns (static 64), also through a memref.cast.
+// CHECK-LABEL: static const PITExtentTie tied_ties[] = {
+// CHECK-NEXT: {1, 0, -1, -1, 64},
+// CHECK-NEXT: {2, 0, 0, 0, -1},
+// CHECK-NEXT: };
+// CHECK-NEXT: static const int64_t tied_numTies = 2;
+func.func @tied(%a: memref<?x64xf32>, %b: memref<?x32xf32>, %c: memref<?x32xf32>) {
+  %bs = memref.cast %b : memref<?x32xf32> to memref<64x32xf32>
+  linalg.matmul ins(%a, %bs : memref<?x64xf32>, memref<64x32xf32>)
+                outs(%c : memref<?x32xf32>)
   return
 }
 

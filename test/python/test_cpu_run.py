@@ -138,6 +138,12 @@ def test_dynamic_rows(ctx, rng):
         expected = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
         library.sparse_matmul(a, b, c)
         assert relative_error(c, expected) < 1e-5, m
+    # A's rows and C's rows are one loop: a call where they differ is
+    # refused before it runs (the loops would write past C).
+    with pytest.raises(pit.ArgumentError, match=r"extent 0 of argument 2 is 32, "
+                       r"but extent 0 of argument 0 is 64"):
+        library.sparse_matmul(uniform(rng, 64, 512), uniform(rng, 512, 16),
+                              uniform(rng, 32, 16))
     # The static extents are still checked.
     with pytest.raises(pit.ArgumentError, match=r"expects shape \[\?, 512\]"):
         library.sparse_matmul(uniform(rng, 64, 256), uniform(rng, 512, 16),
