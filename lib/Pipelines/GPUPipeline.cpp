@@ -39,7 +39,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // From sm_90 on, each kernel may start while the one before it finishes.
-  if (pit::getChipVersion(options.chip) >= 90)
+  if (pit::getChipFacts(options.chip).dependentLaunch)
     pm.addNestedPass<gpu::GPUModuleOp>(createPITDependentLaunch());
   // Host-side gpu ops become a chain on one stream, joined by gpu.wait;
   // gpu-to-llvm only lowers the asynchronous forms of alloc and dealloc.

@@ -1,7 +1,8 @@
 //===- Chip.h - What an NVIDIA chip name says -------------------*- C++ -*-===//
 //
 // The passes and the pipeline decide what to emit from the `chip` option
-// ("sm_80", "sm_90a", ...): the compute capability it names.
+// ("sm_80", "sm_90a", ...): the compute capability it names, and the facts
+// of that chip the lowering needs (ChipFacts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,56 @@ inline std::string getUnsupportedChipReason(llvm::StringRef chip) {
     return ("'" + chip + "' has a suffix that only 'a' from sm_90 on may be")
         .str();
   return "";
+}
+
+/// What PIT's lowering needs to know of a chip, by the CUDA C++ Programming
+/// Guide's table of compute capabilities. The one place chip facts live:
+/// the passes read them here, never from a version test of their own. The
+/// multiprocessor count is not a fact of the chip name (an H100 PCIe has 114,
+/// an SXM 132): the kernels read the device's at run time
+/// (pitCudaMultiprocessorCount).
+/// Shared memory a block may use without asking the driver, on every chip.
+constexpr int64_t kStaticSharedBytesPerBlock = 48 * 1024;
+
+struct ChipFacts {
+  /// The compute capability (90 for sm_90 and sm_90a).
+  int64_t version = 0;
+  /// Shared memory a block may ask for (dynamically; past
+  /// kStaticSharedBytesPerBlock the driver must be asked first).
+  int64_t sharedBytesPerBlock = kStaticSharedBytesPerBlock;
+  /// Shared memory the driver keeps of each resident block (1 KiB from
+  /// sm_80 on): a multiprocessor holds a block's maximum plus that.
+  int64_t sharedBytesReservedPerBlock = 1024;
+  /// Threads a multiprocessor holds at once.
+  int64_t threadsPerMultiprocessor = 2048;
+  /// red.global.add.v2/v4.f32: vector atomics of f32 (sm_90 on).
+  bool vectorAtomics = false;
+  /// griddepcontrol: a kernel may start while the one before it finishes
+  /// (sm_90 on).
+  bool dependentLaunch = false;
+  /// wgmma, the bulk tensor copies' multicast and setmaxnreg: sm_90a only
+  /// (later chips have other instructions).
+  bool warpgroupMma = false;
+};
+
+/// The facts of `chip` (one that getUnsupportedChipReason accepts).
+inline ChipFacts getChipFacts(llvm::StringRef chip) {
+  ChipFacts facts;
+  facts.version = getChipVersion(chip);
+  if (facts.version >= 90)
+    facts.sharedBytesPerBlock = 227 * 1024;
+  else if (facts.version == 80 || facts.version == 87)
+    facts.sharedBytesPerBlock = 163 * 1024;
+  else if (facts.version >= 80)
+    facts.sharedBytesPerBlock = 99 * 1024;
+  // sm_86, sm_87, sm_89 and sm_120/121 hold 1536 threads a multiprocessor.
+  if (facts.version == 86 || facts.version == 87 || facts.version == 89 ||
+      facts.version >= 120)
+    facts.threadsPerMultiprocessor = 1536;
+  facts.vectorAtomics = facts.version >= 90;
+  facts.dependentLaunch = facts.version >= 90;
+  facts.warpgroupMma = chip == "sm_90a";
+  return facts;
 }
 
 } // namespace mlir::pit

@@ -172,7 +172,7 @@ BlockMma::BlockMma(OpBuilder &b, Location loc, const MmaTileShape &shape,
                                              type.getElementType(),
                                              MemRefLayoutAttrInterface(),
                                              workgroup));
-  bool dynamic = warpgroup || stages * shape.sharedBytes() > kSharedBytes ||
+  bool dynamic = warpgroup || stages * shape.sharedBytes() > kStaticSharedBytesPerBlock ||
                  !workspace.empty();
   int64_t alignment = tileAlignment(warpgroup);
   Value one = k.index(1);

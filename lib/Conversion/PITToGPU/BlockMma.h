@@ -15,6 +15,7 @@
 #include "KernelBuilder.h"
 
 #include "PIT/Dialect/PIT/IR/PITOps.h"
+#include "PIT/Target/Chip.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
@@ -27,8 +28,6 @@ constexpr int64_t kMmaWarps = 4, kMmaLanes = 32,
 /// Elements of a 16-byte copy of f16/bf16, and of a 128-byte row of wgmma's
 /// swizzled tiles (a tensor map's box row).
 constexpr int64_t kVector = 8, kSwizzleRowElements = 64;
-/// Static shared memory a block may use without asking the driver for more.
-constexpr int64_t kSharedBytes = 48 * 1024;
 /// Shared memory a block may ask for (dynamically) on every chip from sm_80
 /// on (sm_86 and sm_89 allow 99 KiB a block, sm_80 163 KiB, sm_90 227 KiB).
 constexpr int64_t kMaxSharedBytes = 96 * 1024;

@@ -43,8 +43,7 @@ constexpr int64_t kSpecializedStages = 4;
 /// Takes the block options a tensor-core matmul kernel reads from the pass
 /// (the chip's wgmma and shared memory, and how the block is specialised).
 void takeBlockOptions(MatmulTile &tile, const MmaKernelOptions &options) {
-  tile.warpgroupMma = options.warpgroupMma;
-  tile.sharedBytesPerBlock = options.sharedBytesPerBlock;
+  tile.chip = options.chip;
   tile.specialize = options.specialize;
   tile.tensorCopies = options.tensorCopies;
   tile.clusterBlocks = options.clusterBlocks;
@@ -260,7 +259,7 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   tile.cRowsInPieces = cType.hasStaticShape() &&
                        cType.getLayout().isIdentity() &&
                        cType.getShape().back() % 4 == 0;
-  tile.vectorAtomics = options.vectorAtomics && tile.cRowsInPieces;
+  tile.vectorAtomics = options.chip.vectorAtomics && tile.cRowsInPieces;
   if (alongM && op.getPanel()) {
     std::string why = whyNoPanel(op, tile, options);
     if (why.empty()) {
@@ -297,12 +296,6 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   return tile;
 }
 
-/// Shared memory the driver keeps of each block (1 KiB from sm_80 on); a
-/// multiprocessor holds a block's maximum plus that.
-constexpr int64_t kSharedBytesReserved = 1024;
-/// Threads a multiprocessor holds at once (sm_80 and sm_90).
-constexpr int64_t kMaxThreadsPerMultiprocessor = 2048;
-
 /// Gathered along k: a block per (segment, n tile) loops over the chunks of
 /// the segment's compacted k and adds its output tile into C. A dense
 /// matmul (no index) is the same walk over all of k.
@@ -316,7 +309,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // m-major in tiles of 64 rows; other heights keep mma.sync.
   bool aStoredByK = bool(t.compactedA);
   bool warpgroupMma =
-      t.warpgroupMma && BlockMma::supportsWarpgroupMma(s, aStoredByK);
+      t.chip.warpgroupMma && BlockMma::supportsWarpgroupMma(s, aStoredByK);
   int64_t numTiles = t.numSegments * nTiles;
   // A's pieces go through registers where a copy would straddle gathered
   // micro-tiles.
@@ -348,7 +341,7 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // once done with them (storeTileThroughSharedTiles).
   auto cType = cast<MemRefType>(t.c.getType());
   bool writesThroughTensorMap =
-      t.warpgroupMma && t.tensorCopies && t.zeroFill && !t.batched &&
+      t.chip.warpgroupMma && t.tensorCopies && t.zeroFill && !t.batched &&
       isEntryArgument(t.c) && cType.hasStaticShape() &&
       cType.getLayout().isIdentity() &&
       t.outputType.getIntOrFloatBitWidth() == 16;
@@ -385,11 +378,11 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
                                           buffers(stages));
     };
     // The staging buffer never takes a stage's place.
-    if (tensorStores && bytes(stages) > t.sharedBytesPerBlock)
+    if (tensorStores && bytes(stages) > t.chip.sharedBytesPerBlock)
       tensorStores = false;
-    while (stages > 2 && bytes(stages) > t.sharedBytesPerBlock)
+    while (stages > 2 && bytes(stages) > t.chip.sharedBytesPerBlock)
       --stages;
-    specialized = bytes(stages) <= t.sharedBytesPerBlock;
+    specialized = bytes(stages) <= t.chip.sharedBytesPerBlock;
     if (specialized)
       workspace = buffers(stages);
     else
@@ -432,10 +425,12 @@ void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &t) {
   // smaller grid were slower too: 100.7 -> 113.1 us a call with 1024.)
   Value tileCounter;
   if (t.positions && !specialized && numTiles > kMaxMmaBlocks) {
-    int64_t blockBytes = stages * s.sharedBytes() + kSharedBytesReserved;
+    int64_t blockBytes =
+        stages * s.sharedBytes() + t.chip.sharedBytesReservedPerBlock;
     int64_t resident = std::min<int64_t>(
-        (t.sharedBytesPerBlock + kSharedBytesReserved) / blockBytes,
-        kMaxThreadsPerMultiprocessor / kMmaThreads);
+        (t.chip.sharedBytesPerBlock + t.chip.sharedBytesReservedPerBlock) /
+            blockBytes,
+        t.chip.threadsPerMultiprocessor / kMmaThreads);
     Block *entry = &b.getInsertionBlock()
                         ->getParent()
                         ->getParentOfType<func::FuncOp>()
@@ -838,7 +833,7 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   tile.extentK = ranges[2];
   MmaTileShape wide{kDenseBlockRows, kDenseWarpgroupBlockColumns, kDenseChunk,
                     inputType};
-  bool widens = options.warpgroupMma &&
+  bool widens = options.chip.warpgroupMma &&
                 BlockMma::supportsWarpgroupMma(wide, /*aStoredByK=*/false) &&
                 tile.extentN % wide.n == 0;
   tile.shape = {kDenseBlockRows, widens ? wide.n : kDenseBlockColumns,

@@ -56,17 +56,15 @@ struct MatmulTile {
   bool cRowsInPieces = false;
   /// Whether scattered partial sums may use four-element vector atomics.
   bool vectorAtomics = false;
-  /// Whether the chip has wgmma (the kernel uses it where the block's
-  /// shape and A's layout allow).
-  bool warpgroupMma = false;
+  /// The chip's facts: with wgmma, the kernel uses it where the block's
+  /// shape and A's layout allow.
+  ChipFacts chip;
   /// Gathered along m: the rows of C a block owns (pit.stile `panel`), or
   /// 0 for atomic adds.
   int64_t panelRows = 0;
   /// With a panel: whether the panels group the rows that share segments
   /// (pit.stile `group_rows`) rather than hold consecutive rows.
   bool groupRows = false;
-  /// Shared memory a block may ask for on the chip.
-  int64_t sharedBytesPerBlock = 0;
   /// Whether a wgmma block that copies whole chunks is warp-specialised.
   bool specialize = false;
   /// Whether a warp-specialised dense block copies with TMA, and the blocks

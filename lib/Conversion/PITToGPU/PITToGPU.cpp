@@ -112,9 +112,6 @@ LogicalResult lowerScan(RewriterBase &rewriter, const MicroTileScan &scan,
 // pit.stile
 //===----------------------------------------------------------------------===//
 
-/// Static shared memory a block may use without asking for more.
-constexpr int64_t kStaticSharedBytes = 48 * 1024;
-
 LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
                          int64_t blockSize) {
   Location loc = op.getLoc();
@@ -145,10 +142,10 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
                                           workgroup));
     sharedBytes += memrefBytes(type);
   }
-  if (sharedBytes > kStaticSharedBytes)
+  if (sharedBytes > kStaticSharedBytesPerBlock)
     return op.emitOpError("its tile buffers need ")
            << sharedBytes << " bytes of shared memory, more than "
-           << kStaticSharedBytes << "; choose smaller tiles";
+           << kStaticSharedBytesPerBlock << "; choose smaller tiles";
 
   // One block per tile: segments x free tiles x the most tiles the
   // compacted loop can hold.
@@ -559,24 +556,6 @@ void eraseEmptyLinalgOps(RewriterBase &rewriter, func::FuncOp func) {
     rewriter.eraseOp(op);
 }
 
-/// Whether `chip` ("sm_90", "sm_90a", ...) has red.global.add.v2/v4.f32.
-bool hasVectorAtomics(StringRef chip) { return getChipVersion(chip) >= 90; }
-
-/// Whether `chip` has wgmma: sm_90a only (later chips have other
-/// instructions).
-bool hasWarpgroupMma(StringRef chip) { return chip == "sm_90a"; }
-
-/// Shared memory a block may ask for on `chip`: 227 KiB from sm_90 on, 163
-/// KiB on sm_80 and sm_87, 99 KiB on the other sm_8x chips, 48 KiB before.
-int64_t sharedBytesPerBlock(StringRef chip) {
-  int64_t version = getChipVersion(chip);
-  if (version >= 90)
-    return 227 * 1024;
-  if (version == 80 || version == 87)
-    return 163 * 1024;
-  return version >= 80 ? 99 * 1024 : 48 * 1024;
-}
-
 struct ConvertPITToGPUPass
     : public pit::impl::ConvertPITToGPUBase<ConvertPITToGPUPass> {
   using Base::Base;
@@ -636,11 +615,10 @@ struct ConvertPITToGPUPass
       func.walk([&](DetectOp op) { detects.push_back(op); });
       func.walk([&](CountOp op) { counts.push_back(op); });
       SmallVector<CompactedCopy> copies;
-      MmaKernelOptions mmaOptions{mmaBlockColumns, mmaChunk, mmaStages,
-                                  hasVectorAtomics(chip),
-                                  hasWarpgroupMma(chip),
-                                  sharedBytesPerBlock(chip), mmaSpecialize,
-                                  mmaTensorCopies, mmaClusterBlocks};
+      MmaKernelOptions mmaOptions{mmaBlockColumns,     mmaChunk,
+                                  mmaStages,           getChipFacts(chip),
+                                  mmaSpecialize,       mmaTensorCopies,
+                                  mmaClusterBlocks};
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.

@@ -122,8 +122,6 @@ struct RowOrder {
 constexpr int64_t kSortBlocks = 512, kSortThreads = 256;
 /// Threads of the one block that orders the micro-tiles of A's rows.
 constexpr int64_t kOrderThreads = 1024;
-/// Static shared memory a kernel may take without asking.
-constexpr int64_t kStaticSharedBytes = 48 * 1024;
 /// The most rows a thread of that block orders (its keys stay in
 /// registers).
 constexpr int64_t kMaxOrderedRowsPerThread = 16;
@@ -362,7 +360,7 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
   while (stages > 2 &&
          panelSharedBytes(b.getContext(), s, panelRows, t.microM,
                           t.groupRows, stages,
-                          t.numSegments) > t.sharedBytesPerBlock)
+                          t.numSegments) > t.chip.sharedBytesPerBlock)
     --stages;
   SmallVector<MemRefType> workspace =
       panelWorkspace(b.getContext(), s, panelRows, t.microM, t.groupRows,
@@ -908,9 +906,9 @@ void buildPanelAlongM(OpBuilder &b, Location loc, const MatmulTile &t,
 /// memory and keeps its rows' keys in registers.
 std::string mlir::pit::whyNoRowOrder(const MatmulTile &tile) {
   int64_t numKeys = tile.numSegments + 2;
-  if (numKeys * 4 > kStaticSharedBytes)
+  if (numKeys * 4 > kStaticSharedBytesPerBlock)
     return std::to_string(numKeys) + " keys of segments do not fit in " +
-           std::to_string(kStaticSharedBytes) + " bytes of shared memory";
+           std::to_string(kStaticSharedBytesPerBlock) + " bytes of shared memory";
   int64_t rowsPerThread =
       llvm::divideCeil(tile.extentM / tile.microM, kOrderThreads);
   if (rowsPerThread > kMaxOrderedRowsPerThread)
@@ -933,16 +931,16 @@ std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
   if ((tile.extentM / tile.microM) * (*op.getPanel() / tile.microM) >
       std::numeric_limits<int32_t>::max())
     return "the panel's index of positions and slots needs more than 32 bits";
-  if (!options.warpgroupMma ||
+  if (!options.chip.warpgroupMma ||
       !BlockMma::supportsWarpgroupMma(tile.shape, /*aStoredByK=*/false))
     return "it needs wgmma (sm_90a) on a tile of whole 64-column blocks";
   int64_t bytes =
       panelSharedBytes(op.getContext(), tile.shape, *op.getPanel(),
                        tile.microM, op.getGroupRows(), 2, op.getNumSegments());
-  if (bytes > options.sharedBytesPerBlock)
+  if (bytes > options.chip.sharedBytesPerBlock)
     return "it needs " + std::to_string(bytes) +
            " bytes of shared memory, the chip allows " +
-           std::to_string(options.sharedBytesPerBlock);
+           std::to_string(options.chip.sharedBytesPerBlock);
   return "";
 }
 

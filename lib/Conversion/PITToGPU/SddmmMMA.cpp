@@ -203,7 +203,7 @@ FailureOr<SddmmTile> matchSddmmTile(STileOp op) {
   ArrayRef<int64_t> shape = op.getTile();
   tile.shape = {shape[0], shape[1], shape[2],
                 readA.getSource().getType().getElementType()};
-  if (!tile.shape.isWhole() || tile.shape.sharedBytes() > kSharedBytes ||
+  if (!tile.shape.isWhole() || tile.shape.sharedBytes() > kStaticSharedBytesPerBlock ||
       (narrowB(tile) &&
        !BlockMma::splitsIntoPieces(tile.shape.k, tile.shape.n)))
     return failure();
@@ -415,7 +415,7 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
 /// are all zero reads its tile's first run instead (one sector a warp, from
 /// L1), so that no branch waits on a load, and is not written.
 void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
-                         Block *entry, int64_t sharedBytesPerBlock) {
+                         Block *entry, const ChipFacts &chip) {
   KernelBuilder k{b, loc};
   const MmaTileShape &s = t.shape;
   int64_t columnTiles = t.domain[1] / s.n;
@@ -425,14 +425,14 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
   auto sumsType =
       MemRefType::get({s.m, s.n + kDenseSumsPadding}, b.getF32Type());
   // One wave of blocks, each walking its tiles: a block more than fits
-  // would walk its tiles after the others. A multiprocessor (sm_80 on) has
-  // 1 KiB of shared memory more than a block may ask for, and keeps 1 KiB
-  // of it for each block.
+  // would walk its tiles after the others. A multiprocessor has the
+  // reserve of one block more than a block may ask for, and keeps a reserve
+  // for each block.
   int64_t blocksPerMultiprocessor = std::clamp<int64_t>(
-      (sharedBytesPerBlock + 1024) /
+      (chip.sharedBytesPerBlock + chip.sharedBytesReservedPerBlock) /
           (BlockMma::dynamicSharedBytes(s, /*stages=*/2, /*warpgroup=*/false,
                                         {sumsType}) +
-           1024),
+           chip.sharedBytesReservedPerBlock),
       1, kDenseWalkBlocksPerMultiprocessor);
   Value gridBlocks = arith::MinUIOp::create(
       b, loc, k.index(numTiles),
@@ -605,7 +605,7 @@ LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
   buildDenseSddmmWalk(
       rewriter, op.getLoc(), *matched,
       &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front(),
-      options.sharedBytesPerBlock);
+      options.chip);
   rewriter.eraseOp(op);
   return success();
 }

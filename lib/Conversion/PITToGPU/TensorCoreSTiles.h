@@ -10,6 +10,7 @@
 #define PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H
 
 #include "PIT/Dialect/PIT/IR/PITOps.h"
+#include "PIT/Target/Chip.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -32,14 +33,9 @@ struct MmaKernelOptions {
   int64_t chunk = 0;
   /// Shared-memory stages.
   int64_t stages = 2;
-  /// Whether the chip has vector atomics of f32 (red .v2/.v4, sm_90 and
-  /// newer).
-  bool vectorAtomics = false;
-  /// Whether the chip has wgmma (sm_90a): blocks whose shape allows it
-  /// multiply with it instead of mma.sync.
-  bool warpgroupMma = false;
-  /// Shared memory a block may ask for on the chip.
-  int64_t sharedBytesPerBlock = 48 * 1024;
+  /// The chip's facts: its vector atomics of f32, wgmma (blocks whose
+  /// shape allows it multiply with it instead of mma.sync), shared memory.
+  ChipFacts chip;
   /// Whether wgmma blocks that copy whole chunks are warp-specialised.
   bool specialize = true;
   /// Whether warp-specialised dense blocks copy with TMA, and in clusters of
