@@ -1,8 +1,9 @@
 //===- MatmulTile.h - A matmul STile, as its kernels see it ------*- C++ -*-===//
 //
 // What convert-pit-to-gpu's matmul lowering (MatmulMMA.cpp) finds in a
-// matmul STile's body, and the kernel of the STiles gathered along m that
-// keep a panel of C in shared memory (PanelMatmul.cpp), which it calls.
+// matmul STile's body, and the kernels it calls: the gather along k
+// (GatherAlongK.cpp) and the STiles gathered along m that keep a panel of C
+// in shared memory (PanelMatmul.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +73,50 @@ struct MatmulTile {
   bool tensorCopies = false;
   int64_t clusterBlocks = 1;
 };
+
+/// How the kernel of a gather along k runs a tile (GatherAlongK.cpp): the
+/// strategy planGatherAlongK chooses from the tile and the chip, apart from
+/// the kernel that carries it out.
+struct GatherAlongKPlan {
+  /// A read from the compacted copy, stored k by k.
+  bool aStoredByK = false;
+  /// Multiplies with wgmma (else mma.sync).
+  bool warpgroupMma = false;
+  /// A's pieces go through registers (a copy would straddle micro-tiles).
+  bool stagedA = false;
+  /// A copying warpgroup fills the stages for the multiplying ones.
+  bool specialized = false;
+  /// A's and B's chunks come by TMA, in clusters of `clusterBlocks` blocks
+  /// that share B's.
+  bool tensorCopies = false;
+  int64_t clusterBlocks = 1;
+  /// C goes back through the TMA: from a staging buffer of its own
+  /// (`tensorStores`, warp-specialised blocks), or through the stages
+  /// (`writesThroughTensorMap` alone).
+  bool writesThroughTensorMap = false;
+  bool tensorStores = false;
+  /// A block for each multiprocessor walks the tiles.
+  bool persistent = false;
+  /// The blocks take their tiles in turn from a counter, `residentBlocks` a
+  /// multiprocessor.
+  bool tileCounter = false;
+  int64_t residentBlocks = 1;
+  /// Shared-memory stages, and the block's buffers beside them.
+  int64_t stages = 1;
+  SmallVector<MemRefType> workspace;
+  /// Tiles of the whole kernel.
+  int64_t numTiles = 0;
+};
+
+/// The plan of `tile`'s kernel, gathered along k (or dense).
+GatherAlongKPlan planGatherAlongK(MLIRContext *context,
+                                  const MatmulTile &tile);
+
+/// Builds, at the builder's point, the kernel of a matmul gathered along k
+/// or dense, as planGatherAlongK plans it: a block per (segment, n tile)
+/// loops over the chunks of the segment's compacted k and adds its output
+/// tile into C.
+void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &tile);
 
 /// Why an STile gathered along m cannot run its `panel` (empty if it can).
 std::string whyNoPanel(STileOp op, const MatmulTile &tile,
