@@ -23,13 +23,17 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   addBufferizationPasses(pm);
   pm.addPass(createPITVerifyDynamicExtents());
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
+  // The strategy, then the kernels it chose.
+  PITGPUStrategyOptions strategy;
+  strategy.mmaBlockColumns = options.mmaBlockColumns;
+  strategy.mmaChunk = options.mmaChunk;
+  strategy.mmaStages = options.mmaStages;
+  strategy.mmaSpecialize = options.mmaSpecialize;
+  strategy.mmaTensorCopies = options.mmaTensorCopies;
+  strategy.mmaClusterBlocks = options.mmaClusterBlocks;
+  strategy.chip = options.chip;
+  pm.addPass(createPITGPUStrategy(strategy));
   ConvertPITToGPUOptions gpu;
-  gpu.mmaBlockColumns = options.mmaBlockColumns;
-  gpu.mmaChunk = options.mmaChunk;
-  gpu.mmaStages = options.mmaStages;
-  gpu.mmaSpecialize = options.mmaSpecialize;
-  gpu.mmaTensorCopies = options.mmaTensorCopies;
-  gpu.mmaClusterBlocks = options.mmaClusterBlocks;
   gpu.chip = options.chip;
   pm.addPass(createConvertPITToGPU(gpu));
   pm.addPass(createCanonicalizerPass());

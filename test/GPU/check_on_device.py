@@ -63,7 +63,8 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
     for sparsity in sparsities:
         chose = ""
         for call in range(calls * len(params.get("call_rows", [0]))):
-            if template in (kernels.MATMUL, kernels.MATMUL_CLEARED,
+            if template in (kernels.MATMUL, kernels.MATMUL_CONFIGURED,
+                            kernels.MATMUL_CLEARED,
                             kernels.MATMUL_UNFREED_TEMPORARY,
                             kernels.MATMUL_TENSOR_TEMPORARY):
                 m = params["m"]

@@ -40,6 +40,15 @@ MATMUL_TENSOR_TEMPORARY = """func.func @kernel(%a: tensor<{m}x{k}x{t}>, %b: tens
 }}
 """
 
+# A dense C += A x B whose tensor-core kernel an explicit #pit.mma_config
+# shapes (64 x 128 blocks, chunks of 32), not the default strategy.
+MATMUL_CONFIGURED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
+  linalg.matmul {{pit.mma_config = #pit.mma_config<block = [64, 128, 32], stages = 2, specialize = false, tensor_copies = false, cluster_blocks = 1>}}
+      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) outs(%c : memref<{m}x{n}x{ct}>)
+  return
+}}
+"""
+
 # C = A x B: C cleared first, so the STile's write overwrites it.
 MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
   %zero = arith.constant 0.0 : {ct}
@@ -167,6 +176,9 @@ def cases():
     out.append(("small_matmul_dynamic_rows_512_32x1", MATMUL,
                 dict(m="?", n=256, k=512, t="f16", mt="32x1",
                      call_rows=[100, 1000, 4096]), -1, False))
+    out.append(("small_matmul_configured_256x512_64x128x32",
+                MATMUL_CONFIGURED,
+                dict(m=256, n=512, k=256, t="f16", mt="32x1"), -1, False))
     out.append(("small_matmul_unfreed_256_32x1_2", MATMUL_UNFREED_TEMPORARY,
                 dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_tensor_temporary_256_32x1_2",

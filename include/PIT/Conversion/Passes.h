@@ -3,6 +3,7 @@
 #ifndef PIT_CONVERSION_PASSES_H
 #define PIT_CONVERSION_PASSES_H
 
+#include "PIT/Dialect/PIT/IR/PITDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -35,6 +35,58 @@ def ConvertPITToSCF : Pass<"convert-pit-to-scf"> {
   ];
 }
 
+def PITGPUStrategy : Pass<"pit-gpu-strategy", "ModuleOp"> {
+  let summary = "Chooses the tensor-core kernel of each matmul STile and "
+                "dense matmul";
+  let description = [{
+    The strategy of the GPU lowering, apart from the code that carries it
+    out (the way IREE's KernelConfig writes `lowering_config`): for each
+    matmul STile (gathered along k or m) and each dense f16/bf16 matmul that
+    the tensor-core kernels take, records the block, its stages and how it
+    is specialised as a `#pit.mma_config` attribute under the name
+    `pit.mma_config`, which `convert-pit-to-gpu` then builds.
+
+    * A matmul STile's block has the STile's rows; it covers
+      `mma-block-columns` columns where they are whole STile tiles that
+      divide n (each gathered chunk of A is then reused over more of B), and
+      gathered along k it multiplies `mma-chunk` of compacted k at a time
+      (0: the STile's k tile); `mma-stages` stages. An STile that keeps its
+      tile (`keep_tile`, a measured variant) keeps its block.
+    * A dense matmul's block is 128 x 128 with chunks of 64 and 3 stages;
+      128 x 256 where the chip has wgmma (`chip=sm_90a`) and n allows.
+    * `mma-specialize`, `mma-tensor-copies` and `mma-cluster-blocks` are
+      recorded as they are; the kernel uses them where the block allows.
+
+    Matches: pit.stile ops whose body is a matmul tile, and linalg matmuls
+    with f16 or bf16 inputs. Leaves alone: every other op (the conversion's
+    SIMT lowering takes them), and an op that has a config already.
+  }];
+  let options = [
+    Option<"mmaBlockColumns", "mma-block-columns", "int64_t",
+           /*default=*/"256",
+           "Columns of C a tensor-core matmul block computes">,
+    Option<"mmaChunk", "mma-chunk", "int64_t", /*default=*/"0",
+           "Compacted k a tensor-core matmul block multiplies at a time "
+           "(0: the STile's k tile)">,
+    Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"2",
+           "Shared-memory stages of a tensor-core matmul block (1 to 4)">,
+    Option<"mmaSpecialize", "mma-specialize", "bool", /*default=*/"true",
+           "Warp-specialise wgmma matmul blocks that copy whole chunks: a "
+           "copying warpgroup, up to 4 stages paced by mbarriers">,
+    Option<"mmaTensorCopies", "mma-tensor-copies", "bool", /*default=*/"true",
+           "Warp-specialised dense matmul blocks on function arguments copy "
+           "with TMA">,
+    Option<"mmaClusterBlocks", "mma-cluster-blocks", "int64_t",
+           /*default=*/"2",
+           "Blocks of a cluster that share B's chunks (TMA multicast) in "
+           "dense matmul blocks that copy with TMA: 1 or 2">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): on "
+           "sm_90a, dense matmul blocks are widened for wgmma">
+  ];
+  let dependentDialects = ["::mlir::pit::PITDialect"];
+}
+
 def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
   let summary = "Lowers the pit ops to gpu kernels";
   let description = [{
@@ -103,8 +155,9 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     STile with more tiles than 2048 launches as many blocks as the
     multiprocessors hold (by shared memory and threads), which take the
     tiles in turn from a counter that the call clears with its counts. The
-    three `mma-*` options shape that kernel; a value the tile does not
-    allow falls back to the STile's own tile. With `chip=sm_90a`, blocks of
+    tensor-core matmul kernels are shaped by each op's `#pit.mma_config`,
+    which `pit-gpu-strategy` chooses (its `mma-*` options override the
+    choice); an op without one gets the default strategy's. With `chip=sm_90a`, blocks of
     64-row multiples with chunks of 64 (the dense fallback's blocks, then
     128x256, among them) multiply with `wgmma` m64nNk16 instead, a
     warpgroup for each 64 rows, straight from shared memory in its 128-byte
@@ -140,24 +193,6 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
            "Threads of the blocks that run the SIMT tiles">,
     Option<"useTensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the tensor-core kernels for f16/bf16 matmul and SDDMM tiles">,
-    Option<"mmaBlockColumns", "mma-block-columns", "int64_t",
-           /*default=*/"256",
-           "Columns of C a tensor-core matmul block computes">,
-    Option<"mmaChunk", "mma-chunk", "int64_t", /*default=*/"0",
-           "Compacted k a tensor-core matmul block multiplies at a time "
-           "(0: the STile's k tile)">,
-    Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"2",
-           "Shared-memory stages of a tensor-core matmul block (1 to 4)">,
-    Option<"mmaSpecialize", "mma-specialize", "bool", /*default=*/"true",
-           "Warp-specialise wgmma matmul blocks that copy whole chunks: a "
-           "copying warpgroup, up to 4 stages paced by mbarriers">,
-    Option<"mmaTensorCopies", "mma-tensor-copies", "bool", /*default=*/"true",
-           "Warp-specialised dense matmul blocks on function arguments copy "
-           "with TMA">,
-    Option<"mmaClusterBlocks", "mma-cluster-blocks", "int64_t",
-           /*default=*/"2",
-           "Blocks of a cluster that share B's chunks (TMA multicast) in "
-           "dense matmul blocks that copy with TMA: 1 or 2">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): from "
            "sm_90 on, scattered partial sums are added with four-element "
@@ -171,6 +206,7 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::vector::VectorDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::pit::PITDialect",
     "::mlir::scf::SCFDialect"
   ];
 }

@@ -36,13 +36,39 @@ using namespace mlir::pit;
 
 namespace {
 
-/// Takes the block options a tensor-core matmul kernel reads from the pass
-/// (the chip's wgmma and shared memory, and how the block is specialised).
-void takeBlockOptions(MatmulTile &tile, const MmaKernelOptions &options) {
-  tile.chip = options.chip;
-  tile.specialize = options.specialize;
-  tile.tensorCopies = options.tensorCopies;
-  tile.clusterBlocks = options.clusterBlocks;
+/// Takes what `config` chose (the block, its stages and specialisation)
+/// and the chip's facts into `tile`.
+void applyConfig(MatmulTile &tile, MmaConfigAttr config,
+                 const ChipFacts &chip) {
+  ArrayRef<int64_t> block = config.getBlock();
+  tile.shape = {block[0], block[1], block[2], tile.shape.inputType};
+  tile.stages = config.getStages();
+  tile.specialize = config.getSpecialize();
+  tile.tensorCopies = config.getTensorCopies();
+  tile.clusterBlocks = config.getClusterBlocks();
+  tile.chip = chip;
+  tile.vectorAtomics = chip.vectorAtomics && tile.cRowsInPieces;
+}
+
+MmaConfigAttr getConfig(MLIRContext *context, const MmaTileShape &block,
+                        int64_t stages, const MmaStrategyOptions &options) {
+  return MmaConfigAttr::get(context, {block.m, block.n, block.k}, stages,
+                            options.specialize, options.tensorCopies,
+                            options.clusterBlocks);
+}
+
+/// Why `config` does not fit the kernels of `tile` (empty if it does): the
+/// blocks' rows are a segment's (the STile's m), their columns whole tiles of
+/// the STile along n, their chunk of k free only when k is gathered.
+std::string whyConfigDoesNotFit(const MatmulTile &tile, MmaConfigAttr config) {
+  ArrayRef<int64_t> block = config.getBlock();
+  if (block[0] != tile.shape.m)
+    return "its rows are not the STile's " + std::to_string(tile.shape.m);
+  if (tile.extentN % block[1] != 0 || block[1] % tile.shape.n != 0)
+    return "its columns are not whole tiles of the STile that divide n";
+  if (tile.alongM && block[2] != tile.shape.k)
+    return "rows gathered along m keep the STile's k tile";
+  return "";
 }
 
 /// `*address += values` for 2 or 4 adjacent f32 in global memory (8- or
@@ -154,9 +180,9 @@ void foldZeroFill(RewriterBase &rewriter, Operation *op, MatmulTile &tile) {
 }
 
 /// Recognises the body pit-sparsify writes for a matmul gathered along k
-/// (A's columns with B's rows) or along m (A's rows, scattered into C).
-FailureOr<MatmulTile> matchMatmulTile(STileOp op,
-                                      const MmaKernelOptions &options) {
+/// (A's columns with B's rows) or along m (A's rows, scattered into C): the
+/// tile as the body gives it, with the STile's own block.
+FailureOr<MatmulTile> analyzeMatmulSTile(STileOp op) {
   // Loops (m, n, k), or (batch, m, n, k) with the batch leading every map.
   unsigned numLoops = op.getNumLoops();
   if (numLoops != 3 && numLoops != 4)
@@ -223,30 +249,50 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
     return failure();
   ArrayRef<int64_t> shape = op.getTile();
   tile.shape = {shape[lead], shape[lead + 1], shape[lead + 2], inputType};
-  // A block covers several of the STile's tiles along n, where n allows:
-  // each gathered chunk of A is then reused over more of B. Gathered along
-  // k, the chunk of compacted k is free (copies never straddle micro-tiles:
-  // they are 8 elements at multiples of 8). A tile to keep (a measured
-  // variant) is the block as it is.
-  int64_t n = op.getDomain()[lead + 1];
-  if (!op.getKeepTile()) {
-    if (n % options.blockColumns == 0 &&
-        options.blockColumns % tile.shape.n == 0)
-      tile.shape.n = options.blockColumns;
-    if (alongK && options.chunk > 0 && options.chunk % 16 == 0)
-      tile.shape.k = options.chunk;
-  }
-  takeBlockOptions(tile, options);
-  tile.stages = options.stages;
   tile.microK = microK;
   tile.microM = microM;
   auto cType = cast<MemRefType>(tile.c.getType());
   tile.cRowsInPieces = cType.hasStaticShape() &&
                        cType.getLayout().isIdentity() &&
                        cType.getShape().back() % 4 == 0;
-  tile.vectorAtomics = options.chip.vectorAtomics && tile.cRowsInPieces;
+  return tile;
+}
+
+/// The strategy of a matmul STile: a block covers several of the STile's
+/// tiles along n, where n allows: each gathered chunk of A is then reused
+/// over more of B. Gathered along k, the chunk of compacted k is free
+/// (copies never straddle micro-tiles: they are 8 elements at multiples of
+/// 8). A tile to keep (a measured variant) is the block as it is.
+MmaConfigAttr chooseSTileConfig(STileOp op, const MatmulTile &tile,
+                                const MmaStrategyOptions &options) {
+  MmaTileShape block = tile.shape;
+  if (!op.getKeepTile()) {
+    if (tile.extentN % options.blockColumns == 0 &&
+        options.blockColumns % block.n == 0)
+      block.n = options.blockColumns;
+    if (!tile.alongM && options.chunk > 0 && options.chunk % 16 == 0)
+      block.k = options.chunk;
+  }
+  return getConfig(op.getContext(), block, options.stages, options);
+}
+
+/// The matmul STile `op` as its kernels build it with `config`, or failure
+/// (with a remark where the reason is not the body) for the SIMT lowering.
+FailureOr<MatmulTile> matchMatmulTile(STileOp op, MmaConfigAttr config,
+                                      const ChipFacts &chip) {
+  FailureOr<MatmulTile> analyzed = analyzeMatmulSTile(op);
+  if (failed(analyzed))
+    return failure();
+  MatmulTile tile = *analyzed;
+  if (std::string why = whyConfigDoesNotFit(tile, config); !why.empty()) {
+    op.emitRemark("the tile is left to the SIMT lowering: ")
+        << config << " does not fit it (" << why << ")";
+    return failure();
+  }
+  applyConfig(tile, config, chip);
+  bool alongM = tile.alongM;
   if (alongM && op.getPanel()) {
-    std::string why = whyNoPanel(op, tile, options);
+    std::string why = whyNoPanel(op, tile);
     if (why.empty()) {
       tile.panelRows = *op.getPanel();
       tile.groupRows = op.getGroupRows();
@@ -272,7 +318,7 @@ FailureOr<MatmulTile> matchMatmulTile(STileOp op,
   }
   // A's gathered pieces narrower than a copy go through registers, in
   // 16-byte pieces spread evenly over the block.
-  bool narrowA = !alongM && microK % kVector != 0;
+  bool narrowA = !alongM && tile.microK % kVector != 0;
   if (!tile.shape.isWhole() || tile.shape.sharedBytes() > kMaxSharedBytes ||
       (narrowA && !BlockMma::splitsIntoPieces(tile.shape.m, tile.shape.k)) ||
       !cast<MemRefType>(tile.a.getType()).hasStaticShape() ||
@@ -373,10 +419,8 @@ constexpr int64_t kDenseBlockRows = 128, kDenseBlockColumns = 128,
                   kDenseWarpgroupBlockColumns = 256, kDenseChunk = 64;
 
 /// Recognises a dense `C += A x B` (linalg.matmul, or a generic with its
-/// maps) on static, contiguous f16/bf16 A and B and f32 (or f16/bf16) C,
-/// whose extents are whole blocks.
-FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
-                                       const MmaKernelOptions &options) {
+/// maps) on static, contiguous f16/bf16 A and B and f32 (or f16/bf16) C.
+FailureOr<MatmulTile> analyzeDenseMatmul(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
       !linalg::isaContractionOpInterface(op))
@@ -408,31 +452,92 @@ FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
   tile.extentM = ranges[0];
   tile.extentN = ranges[1];
   tile.extentK = ranges[2];
-  MmaTileShape wide{kDenseBlockRows, kDenseWarpgroupBlockColumns, kDenseChunk,
-                    inputType};
-  bool widens = options.chip.warpgroupMma &&
-                BlockMma::supportsWarpgroupMma(wide, /*aStoredByK=*/false) &&
-                tile.extentN % wide.n == 0;
-  tile.shape = {kDenseBlockRows, widens ? wide.n : kDenseBlockColumns,
-                kDenseChunk, inputType};
-  if (tile.extentM % tile.shape.m != 0 || tile.extentN % tile.shape.n != 0 ||
-      tile.extentK % tile.shape.k != 0)
-    return failure();
-  tile.numSegments = tile.extentM / tile.shape.m;
+  tile.shape.inputType = inputType;
   // A "micro-tile" of one copy along k: the walk never splits a copy.
   tile.microK = kVector;
   tile.microM = 1;
-  takeBlockOptions(tile, options);
-  tile.stages = 3;
   return tile;
+}
+
+/// The strategy of a dense matmul: kDenseBlockRows x kDenseBlockColumns
+/// blocks, widened for wgmma where the chip has it and n allows, 3 stages.
+MmaConfigAttr chooseDenseConfig(MLIRContext *context, const MatmulTile &tile,
+                                const MmaStrategyOptions &options,
+                                const ChipFacts &chip) {
+  MmaTileShape wide{kDenseBlockRows, kDenseWarpgroupBlockColumns, kDenseChunk,
+                    tile.shape.inputType};
+  bool widens = chip.warpgroupMma &&
+                BlockMma::supportsWarpgroupMma(wide, /*aStoredByK=*/false) &&
+                tile.extentN % wide.n == 0;
+  MmaTileShape block{kDenseBlockRows,
+                     widens ? wide.n : kDenseBlockColumns, kDenseChunk,
+                     tile.shape.inputType};
+  return getConfig(context, block, /*stages=*/3, options);
+}
+
+/// The dense matmul `op` as its kernel builds it with `config`, or failure
+/// where its extents are not whole blocks.
+FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
+                                       MmaConfigAttr config,
+                                       const ChipFacts &chip) {
+  FailureOr<MatmulTile> analyzed = analyzeDenseMatmul(op);
+  if (failed(analyzed))
+    return failure();
+  MatmulTile tile = *analyzed;
+  applyConfig(tile, config, chip);
+  if (tile.extentM % tile.shape.m != 0 || tile.extentN % tile.shape.n != 0 ||
+      tile.extentK % tile.shape.k != 0 || !tile.shape.isWhole() ||
+      tile.shape.sharedBytes() > kMaxSharedBytes)
+    return failure();
+  tile.numSegments = tile.extentM / tile.shape.m;
+  return tile;
+}
+
+/// `op`'s #pit.mma_config, or the default strategy's where it has none.
+MmaConfigAttr getConfigOrDefault(Operation *op, const ChipFacts &chip,
+                                 const MatmulTile &analyzed) {
+  if (auto config = op->getAttrOfType<MmaConfigAttr>(
+          PITDialect::getMmaConfigAttrName()))
+    return config;
+  MmaStrategyOptions defaults;
+  if (auto stile = dyn_cast<STileOp>(op))
+    return chooseSTileConfig(stile, analyzed, defaults);
+  return chooseDenseConfig(op->getContext(), analyzed, defaults, chip);
 }
 
 } // namespace
 
+FailureOr<MmaConfigAttr>
+mlir::pit::chooseMatmulConfig(Operation *op, const MmaStrategyOptions &options,
+                              const ChipFacts &chip) {
+  if (auto stile = dyn_cast<STileOp>(op)) {
+    FailureOr<MatmulTile> analyzed = analyzeMatmulSTile(stile);
+    if (failed(analyzed))
+      return failure();
+    return chooseSTileConfig(stile, *analyzed, options);
+  }
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return failure();
+  FailureOr<MatmulTile> analyzed = analyzeDenseMatmul(linalgOp);
+  if (failed(analyzed))
+    return failure();
+  // Extents that are not whole blocks keep the SIMT lowering: no config.
+  MmaConfigAttr config =
+      chooseDenseConfig(op->getContext(), *analyzed, options, chip);
+  if (failed(matchDenseMatmul(linalgOp, config, chip)))
+    return failure();
+  return config;
+}
+
 LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
                                           linalg::LinalgOp op,
-                                          const MmaKernelOptions &options) {
-  FailureOr<MatmulTile> matched = matchDenseMatmul(op, options);
+                                          const ChipFacts &chip) {
+  FailureOr<MatmulTile> analyzed = analyzeDenseMatmul(op);
+  if (failed(analyzed))
+    return failure();
+  FailureOr<MatmulTile> matched = matchDenseMatmul(
+      op, getConfigOrDefault(op, chip, *analyzed), chip);
   if (failed(matched))
     return failure();
   foldZeroFill(rewriter, op, *matched);
@@ -443,9 +548,13 @@ LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
 
 LogicalResult
 mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
-                                 const MmaKernelOptions &options,
+                                 const ChipFacts &chip,
                                  SmallVectorImpl<CompactedCopy> &copies) {
-  FailureOr<MatmulTile> matched = matchMatmulTile(op, options);
+  FailureOr<MatmulTile> analyzed = analyzeMatmulSTile(op);
+  if (failed(analyzed))
+    return failure();
+  FailureOr<MatmulTile> matched =
+      matchMatmulTile(op, getConfigOrDefault(op, chip, *analyzed), chip);
   if (failed(matched))
     return failure();
   // Single-column micro-tiles of A (32x1, 64x1, ...): read a compacted copy

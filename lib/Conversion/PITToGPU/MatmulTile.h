@@ -119,8 +119,7 @@ GatherAlongKPlan planGatherAlongK(MLIRContext *context,
 void buildGatherAlongK(OpBuilder &b, Location loc, const MatmulTile &tile);
 
 /// Why an STile gathered along m cannot run its `panel` (empty if it can).
-std::string whyNoPanel(STileOp op, const MatmulTile &tile,
-                       const MmaKernelOptions &options);
+std::string whyNoPanel(STileOp op, const MatmulTile &tile);
 
 /// Why a panel STile cannot group its rows (empty if it can).
 std::string whyNoRowOrder(const MatmulTile &tile);

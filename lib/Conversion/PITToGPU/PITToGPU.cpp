@@ -571,24 +571,10 @@ struct ConvertPITToGPUPass
         threadsPerBlock % 32 != 0)
       return invalid("threads-per-block", threadsPerBlock,
                      "a multiple of 32 from 32 to 1024");
-    // Whole mma.sync columns (8); wgmma's widest block has 256.
-    if (mmaBlockColumns < 8 || mmaBlockColumns > 1024 ||
-        mmaBlockColumns % 8 != 0)
-      return invalid("mma-block-columns", mmaBlockColumns,
-                     "a multiple of 8 from 8 to 1024");
-    // Whole k steps of mma (16).
-    if (mmaChunk < 0 || mmaChunk > 1024 || mmaChunk % 16 != 0)
-      return invalid("mma-chunk", mmaChunk,
-                     "0 (the STile's k tile) or a multiple of 16 up to 1024");
-    if (mmaStages < 1 || mmaStages > 4)
-      return invalid("mma-stages", mmaStages, "from 1 to 4");
-    // The blocks of a cluster share B's chunks in halves (or not at all).
-    if (mmaClusterBlocks != 1 && mmaClusterBlocks != 2)
-      return invalid("mma-cluster-blocks", mmaClusterBlocks, "1 or 2");
-    if (!chip.empty())
-      if (std::string reason = getUnsupportedChipReason(chip); !reason.empty())
-        return emitError(UnknownLoc::get(context))
-               << "convert-pit-to-gpu: chip: " << reason;
+    if (std::string reason = getUnsupportedChipReason(chip);
+        !chip.empty() && !reason.empty())
+      return emitError(UnknownLoc::get(context))
+             << "convert-pit-to-gpu: chip: " << reason;
     return success();
   }
 
@@ -615,15 +601,12 @@ struct ConvertPITToGPUPass
       func.walk([&](DetectOp op) { detects.push_back(op); });
       func.walk([&](CountOp op) { counts.push_back(op); });
       SmallVector<CompactedCopy> copies;
-      MmaKernelOptions mmaOptions{mmaBlockColumns,     mmaChunk,
-                                  mmaStages,           getChipFacts(chip),
-                                  mmaSpecialize,       mmaTensorCopies,
-                                  mmaClusterBlocks};
+      ChipFacts chipFacts = getChipFacts(chip);
       for (STileOp op : stiles) {
         // Tensor cores where the tile is a half-precision matmul or SDDMM;
         // the SIMT lowering for every other tile.
         if (useTensorCores &&
-            (succeeded(lowerMatmulSTileToMMA(rewriter, op, mmaOptions,
+            (succeeded(lowerMatmulSTileToMMA(rewriter, op, chipFacts,
                                              copies)) ||
              succeeded(lowerSddmmSTileToMMA(rewriter, op))))
           continue;
@@ -650,8 +633,8 @@ struct ConvertPITToGPUPass
             denseOps.push_back(op);
         });
         for (linalg::LinalgOp op : denseOps)
-          (void)(succeeded(lowerMatmulToMMA(rewriter, op, mmaOptions)) ||
-                 succeeded(lowerSddmmToMMA(rewriter, op, mmaOptions)));
+          (void)(succeeded(lowerMatmulToMMA(rewriter, op, chipFacts)) ||
+                 succeeded(lowerSddmmToMMA(rewriter, op, chipFacts)));
       }
       lowerHostCode(rewriter, func, threadsPerBlock);
       // Last: the choice guards every kernel of the variants.

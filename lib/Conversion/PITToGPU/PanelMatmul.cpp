@@ -921,8 +921,7 @@ std::string mlir::pit::whyNoRowOrder(const MatmulTile &tile) {
 /// The block keeps panel x n f32 in shared memory and stores it in pieces
 /// of four elements; it multiplies with wgmma, a warpgroup for each 64
 /// columns.
-std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
-                                  const MmaKernelOptions &options) {
+std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile) {
   if (!tile.cRowsInPieces)
     return "C is not static and contiguous in rows of 16-byte pieces";
   if (tile.shape.m != kPanelUnitRows)
@@ -931,16 +930,16 @@ std::string mlir::pit::whyNoPanel(STileOp op, const MatmulTile &tile,
   if ((tile.extentM / tile.microM) * (*op.getPanel() / tile.microM) >
       std::numeric_limits<int32_t>::max())
     return "the panel's index of positions and slots needs more than 32 bits";
-  if (!options.chip.warpgroupMma ||
+  if (!tile.chip.warpgroupMma ||
       !BlockMma::supportsWarpgroupMma(tile.shape, /*aStoredByK=*/false))
     return "it needs wgmma (sm_90a) on a tile of whole 64-column blocks";
   int64_t bytes =
       panelSharedBytes(op.getContext(), tile.shape, *op.getPanel(),
                        tile.microM, op.getGroupRows(), 2, op.getNumSegments());
-  if (bytes > options.chip.sharedBytesPerBlock)
+  if (bytes > tile.chip.sharedBytesPerBlock)
     return "it needs " + std::to_string(bytes) +
            " bytes of shared memory, the chip allows " +
-           std::to_string(options.chip.sharedBytesPerBlock);
+           std::to_string(tile.chip.sharedBytesPerBlock);
   return "";
 }
 

@@ -597,7 +597,7 @@ LogicalResult mlir::pit::lowerSddmmSTileToMMA(RewriterBase &rewriter,
 
 LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
                                          linalg::LinalgOp op,
-                                         const MmaKernelOptions &options) {
+                                         const ChipFacts &chip) {
   FailureOr<SddmmTile> matched = matchDenseSddmm(op);
   if (failed(matched))
     return failure();
@@ -605,7 +605,7 @@ LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
   buildDenseSddmmWalk(
       rewriter, op.getLoc(), *matched,
       &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front(),
-      options.chip);
+      chip);
   rewriter.eraseOp(op);
   return success();
 }

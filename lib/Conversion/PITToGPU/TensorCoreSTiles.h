@@ -9,6 +9,7 @@
 #ifndef PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H
 #define PIT_LIB_CONVERSION_PITTOGPU_TENSORCORESTILES_H
 
+#include "PIT/Dialect/PIT/IR/PITAttrs.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
 #include "PIT/Target/Chip.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -23,19 +24,16 @@ struct CompactedCopy {
   Value buffer;
 };
 
-/// How a tensor-core matmul block is shaped (the options of
-/// convert-pit-to-gpu); a value the tile does not allow falls back to the
-/// STile's own tile.
-struct MmaKernelOptions {
+/// What the strategy (pit-gpu-strategy's options) asks of a tensor-core
+/// matmul block; a value the tile does not allow falls back to the STile's
+/// own tile.
+struct MmaStrategyOptions {
   /// Columns of C a block computes.
   int64_t blockColumns = 256;
   /// Compacted k multiplied at a time (0: the STile's k tile).
   int64_t chunk = 0;
   /// Shared-memory stages.
   int64_t stages = 2;
-  /// The chip's facts: its vector atomics of f32, wgmma (blocks whose
-  /// shape allows it multiply with it instead of mma.sync), shared memory.
-  ChipFacts chip;
   /// Whether wgmma blocks that copy whole chunks are warp-specialised.
   bool specialize = true;
   /// Whether warp-specialised dense blocks copy with TMA, and in clusters of
@@ -43,6 +41,13 @@ struct MmaKernelOptions {
   bool tensorCopies = true;
   int64_t clusterBlocks = 2;
 };
+
+/// The #pit.mma_config the strategy chooses for a matmul STile or a dense
+/// matmul (`op`) on `chip`, or failure where the tensor-core matmul kernels
+/// do not take its body.
+FailureOr<MmaConfigAttr> chooseMatmulConfig(Operation *op,
+                                            const MmaStrategyOptions &options,
+                                            const ChipFacts &chip);
 
 /// The tile of an f16 or bf16 matmul (or batch matmul) with f32
 /// accumulation, gathered along k (A's columns with B's rows) or along m
@@ -54,18 +59,20 @@ struct MmaKernelOptions {
 /// A's single-column micro-tiles (32x1) would be gathered element by element,
 /// a 32-byte sector each: instead the kernel reads a compacted copy of them,
 /// which it asks `op`'s detection to write (appended to `copies`).
+///
+/// The block is `op`'s #pit.mma_config, or the default strategy's.
 LogicalResult lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
-                                    const MmaKernelOptions &options,
+                                    const ChipFacts &chip,
                                     SmallVectorImpl<CompactedCopy> &copies);
 
 /// A dense `C += A x B` (f16 or bf16 A and B, f32 C, static and contiguous)
 /// outside any STile: the dense fallback of run-time selection, and any
 /// plain matmul of a PIT program. The same kernel as the matmul STile
-/// gathered along k, walking all of k with 128 x 128 blocks (128 x 256 with
-/// wgmma; the mma-* options shape the STile blocks only); a zero fill of C
-/// right before it is folded into its stores.
+/// gathered along k, walking all of k with the blocks of `op`'s
+/// #pit.mma_config, or of the default strategy (128 x 128, 128 x 256 with
+/// wgmma); a zero fill of C right before it is folded into its stores.
 LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
-                               const MmaKernelOptions &options);
+                               const ChipFacts &chip);
 
 /// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
 /// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and
@@ -79,10 +86,10 @@ LogicalResult lowerSddmmSTileToMMA(RewriterBase &rewriter, STileOp op);
 /// contiguous, and extents that divide the block tile (64 x 64; k a
 /// multiple of 16 up to 128, or of 64): a kernel over C's own tiles that
 /// reads the mask coalesced and touches C only where it is not zero. Its
-/// blocks, as many as fit on the chip at once (`options`' shared memory),
-/// walk the tiles with each next tile's loads in flight.
+/// blocks, as many as fit on the chip at once (by its shared memory), walk
+/// the tiles with each next tile's loads in flight.
 LogicalResult lowerSddmmToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
-                              const MmaKernelOptions &options);
+                              const ChipFacts &chip);
 
 } // namespace mlir::pit
 

@@ -15,7 +15,7 @@
 // Blocks that are not warp-specialised multiply with wgmma too, and keep
 // their own stores: a warpgroup done with its last chunk cannot tell that
 // the other one is, to reuse B's stages.
-// RUN: pit-opt %s --convert-pit-to-gpu="chip=sm_90a mma-specialize=false" 2>/dev/null | FileCheck %s --check-prefix=PLAIN
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-LABEL: func.func @written(
 // CHECK-SAME: %[[A:[^:]+]]: memref<256x256xf16>, %[[B:[^:]+]]: memref<256x512xf16>, %[[C:[^:]+]]: memref<256x512xf16>)

@@ -1,17 +1,13 @@
-// The shape of a tensor-core matmul block comes from the pass options. (A's
+// The shape of a tensor-core matmul block comes from the strategy's options. (A's
 // 32x1 micro-tiles come from the detection's compacted copy, into a k-major
 // tile: k x 32.)
-// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="mma-block-columns=64 mma-chunk=64 mma-stages=3" | FileCheck %s --check-prefix=THREE
+// RUN: pit-opt %s --pit-sparsify --pit-gpu-strategy="mma-block-columns=64 mma-chunk=64 mma-stages=3" --convert-pit-to-gpu | FileCheck %s --check-prefix=THREE
 // Four stages of 32x64 A and 64x256 B would need 147 KiB of shared memory:
 // the block gets as many as fit in 96 KiB, here two; past 48 KiB they are
 // views of dynamic shared memory, which the launch asks for.
-// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="mma-block-columns=256 mma-chunk=64 mma-stages=4" | FileCheck %s --check-prefix=FIT
+// RUN: pit-opt %s --pit-sparsify --pit-gpu-strategy="mma-block-columns=256 mma-chunk=64 mma-stages=4" --convert-pit-to-gpu | FileCheck %s --check-prefix=FIT
 // Block columns that do not divide n fall back to the STile's own tile.
-// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="mma-block-columns=384" | FileCheck %s --check-prefix=TILE
-// Clusters of blocks share B's chunks in halves: 1 or 2 blocks.
-// RUN: not pit-opt %s --pit-sparsify --convert-pit-to-gpu="mma-cluster-blocks=3" 2>&1 | FileCheck %s --check-prefix=CLUSTERS
-
-// CLUSTERS: error: convert-pit-to-gpu: mma-cluster-blocks must be 1 or 2, got 3
+// RUN: pit-opt %s --pit-sparsify --pit-gpu-strategy="mma-block-columns=384" --convert-pit-to-gpu | FileCheck %s --check-prefix=TILE
 
 // THREE: gpu.launch {{.+}} workgroup(%{{.+}} : memref<3x64x32xf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x64x64xf16, #gpu.address_space<workgroup>>)
 // THREE:   nvvm.cp.async.commit.group

@@ -7,7 +7,7 @@
 // copies of chunk c + 1 go out, and the accumulators are read after the
 // last wait. (This is the block without warp specialisation: see
 // pit-to-gpu-dense-wgmma.mlir for it.)
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a mma-specialize=false" | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
 // Warp-specialised (the default), the copying warpgroup gathers the chunks
 // through the index: 256 threads, 4 stages; a block of two warpgroups has
 // registers enough for both, none move.

@@ -61,3 +61,15 @@ func.func @attribute_values() attributes {
     sparse = #pit.sparse<operand = 1, micro_tiles = [4]>} {
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @mma_config
+func.func @mma_config(%a: memref<256x256xf16>, %b: memref<256x256xf16>,
+                      %c: memref<256x256xf32>) {
+  // CHECK: linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = false, cluster_blocks = 2>}
+  linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = false, cluster_blocks = 2>}
+      ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>)
+      outs(%c : memref<256x256xf32>)
+  return
+}

@@ -84,3 +84,46 @@ func.func @dependent_wait_kind() {
   llvm.inline_asm has_side_effects {pit.dependent_wait = 1 : i32} "", "~{memory}" : () -> ()
   return
 }
+
+// -----
+
+// expected-error @+1 {{expects a block of [rows, columns, k] in whole mma steps (multiples of 16, 8 and 16)}}
+func.func @config_block() attributes {c = #pit.mma_config<block = [24, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expects a block of [rows, columns, k] in whole mma steps}}
+func.func @config_rank() attributes {c = #pit.mma_config<block = [64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expects 1 to 4 stages, got 5}}
+func.func @config_stages() attributes {c = #pit.mma_config<block = [64, 64, 64], stages = 5, specialize = true, tensor_copies = true, cluster_blocks = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expects clusters of 1 or 2 blocks, got 4}}
+func.func @config_cluster() attributes {c = #pit.mma_config<block = [64, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'pit.mma_config' belongs on a pit.stile or a linalg op}}
+func.func @config_on_function() attributes {pit.mma_config = #pit.mma_config<block = [64, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 1>} {
+  return
+}
+
+// -----
+
+func.func @config_not_a_config(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'pit.mma_config' expects a #pit.mma_config attribute, got 3 : i64}}
+  linalg.matmul {pit.mma_config = 3} ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  return
+}

@@ -68,6 +68,25 @@ SparseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+MmaConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> block, int64_t stages, bool specialize,
+                      bool tensorCopies, int64_t clusterBlocks) {
+  // Whole mma steps: 16 rows, 8 columns, 16 of k (m16n8k16).
+  if (block.size() != 3 || block[0] <= 0 || block[0] % 16 != 0 ||
+      block[1] <= 0 || block[1] % 8 != 0 || block[2] <= 0 ||
+      block[2] % 16 != 0)
+    return emitError() << "expects a block of [rows, columns, k] in whole "
+                          "mma steps (multiples of 16, 8 and 16)";
+  if (stages < 1 || stages > 4)
+    return emitError() << "expects 1 to 4 stages, got " << stages;
+  // The blocks of a cluster share B's chunks in halves (or not at all).
+  if (clusterBlocks != 1 && clusterBlocks != 2)
+    return emitError() << "expects clusters of 1 or 2 blocks, got "
+                       << clusterBlocks;
+  return success();
+}
+
 unsigned SparseAttr::getMicroTileRank() const {
   return getMicroTiles().front().size();
 }

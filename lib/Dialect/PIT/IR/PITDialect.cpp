@@ -50,6 +50,19 @@ LogicalResult PITDialect::verifyOperationAttribute(Operation *op,
              << getDependentWaitAttrName() << "' expects a unit attribute";
     return success();
   }
+  if (attribute.getName() == getMmaConfigAttrName()) {
+    if (!isa<MmaConfigAttr>(attribute.getValue()))
+      return op->emitError("'")
+             << getMmaConfigAttrName()
+             << "' expects a #pit.mma_config attribute, got "
+             << attribute.getValue();
+    // By name: the dialect does not link linalg's.
+    if (!isa<STileOp>(op) && op->getName().getDialectNamespace() != "linalg")
+      return op->emitError("'")
+             << getMmaConfigAttrName()
+             << "' belongs on a pit.stile or a linalg op";
+    return success();
+  }
   if (attribute.getName() != getSparseAttrName())
     return op->emitError("unknown pit dialect attribute '")
            << attribute.getName().getValue() << "'";

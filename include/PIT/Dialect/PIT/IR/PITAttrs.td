@@ -90,4 +90,51 @@ def PIT_SparseAttr : PIT_Attr<"Sparse", "sparse"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// MmaConfigAttr
+//===----------------------------------------------------------------------===//
+
+def PIT_MmaConfigAttr : PIT_Attr<"MmaConfig", "mma_config"> {
+  let summary = "How a tensor-core matmul kernel is shaped";
+  let description = [{
+    The strategy `pit-gpu-strategy` chose for a matmul STile or a dense
+    matmul, attached to it under the name `pit.mma_config`; the way IREE's
+    `lowering_config` records a kernel configuration apart from the code
+    that carries it out. `convert-pit-to-gpu` builds the kernel it
+    describes:
+
+    * `block`: the rows, columns and chunk of k of a block's tile;
+    * `stages`: the shared-memory stages asked for (the kernel takes as many
+      as fit in the chip's shared memory);
+    * `specialize`: wgmma blocks that copy whole chunks are warp-specialised
+      (a copying warpgroup paced by mbarriers);
+    * `tensor_copies`: warp-specialised dense blocks on function arguments
+      copy with the TMA, in clusters of `cluster_blocks` blocks that share
+      B's chunks.
+
+    ```mlir
+    linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64],
+        stages = 3, specialize = true, tensor_copies = true,
+        cluster_blocks = 2>} ins(...) outs(...)
+    ```
+    The dialect verifies the ranges every kernel needs (whole mma steps,
+    1 to 4 stages, clusters of 1 or 2); whether the tile allows the block is
+    decided by the conversion, which leaves a tile it cannot build to the
+    SIMT lowering.
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "block rows, columns and chunk of k">:$block,
+    "int64_t":$stages,
+    "bool":$specialize,
+    "bool":$tensorCopies,
+    "int64_t":$clusterBlocks
+  );
+  let assemblyFormat = [{
+    `<` `block` `=` `[` $block `]` `,` `stages` `=` $stages `,`
+    `specialize` `=` $specialize `,` `tensor_copies` `=` $tensorCopies `,`
+    `cluster_blocks` `=` $clusterBlocks `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // PIT_DIALECT_PIT_IR_PITATTRS_TD

@@ -52,6 +52,13 @@ def PIT_Dialect : Dialect {
       return ::llvm::StringLiteral("pit.sparse");
     }
 
+    /// Name of the discardable attribute that records, on a matmul STile or
+    /// a dense matmul, the tensor-core kernel pit-gpu-strategy chose for it
+    /// (#pit.mma_config).
+    static constexpr ::llvm::StringLiteral getMmaConfigAttrName() {
+      return ::llvm::StringLiteral("pit.mma_config");
+    }
+
     /// Name of the discardable unit attribute that marks, in a kernel, the
     /// point (an empty inline asm) where it starts to depend on the kernels
     /// before it in the stream: pit-dependent-launch puts its wait for them
