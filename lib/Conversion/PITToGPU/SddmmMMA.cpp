@@ -240,6 +240,96 @@ FailureOr<SddmmTile> matchDenseSddmm(linalg::LinalgOp op) {
   return tile;
 }
 
+/// The SWrite of an SDDMM tile: scale by the mask and add into the block's
+/// scattered elements; padding is not written. Where each of the thread's
+/// elements goes, and its mask weight, come before the product: their
+/// loads' latency then overlaps its copies and multiplications. Every old
+/// value of C is loaded before the first store: as far as LLVM knows a
+/// store into C may alias the loads after it, so loads between stores would
+/// wait for each other, a round trip to memory per element (the 32x1 SDDMM
+/// at 99% spent most of its STile's time so). A padding element reads the
+/// in-bounds element at position 0 and keeps it.
+///
+/// `multiply()` builds the product and returns its accumulators; the
+/// tile's rows or columns are gathered as `gathered` says, the others
+/// start at `dense0`.
+void buildScaledWrite(KernelBuilder &k, BlockMma &mma, const SddmmTile &t,
+                      function_ref<std::pair<Value, Value>(Value)> gathered,
+                      Value dense0,
+                      function_ref<SmallVector<Value>()> multiply) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  struct Write {
+    /// Whether the elements are written: real, not padding.
+    Value valid;
+    SmallVector<Value> indices;
+    /// The element's (or pair's) weights, f32 sums and old value.
+    Value weights, sums, old;
+  };
+  SmallVector<Write> writes;
+  // With gathered rows, a thread's two neighbours in a row are neighbours
+  // in C and in the mask too: one access each for both (half the L1
+  // wavefronts of element by element, which bound the 1x64 STile at low
+  // sparsity). Gathered columns are not neighbours in memory.
+  bool pairs = t.alongM && hasEvenRows(t.mask) && hasEvenRows(t.c);
+  // The accumulators' places, without their values.
+  SmallVector<Value> places = mma.zeroAccumulators();
+  if (pairs) {
+    mma.forEachAccumulatorPair(places,
+                               [&](Value row, Value column, Value, Value) {
+                                 auto [target, valid] = gathered(row);
+                                 writes.push_back(
+                                     {valid, {target, k.add(dense0, column)}});
+                               });
+  } else {
+    mma.forEachAccumulator(places, [&](Value row, Value column, Value) {
+      auto [target, valid] = gathered(t.alongM ? row : column);
+      writes.push_back(
+          {valid, t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
+                           : SmallVector<Value>{k.add(dense0, row), target}});
+    });
+  }
+  // An element, or a pair, of the mask or of C.
+  auto loadOutput = [&](Value memref, ArrayRef<Value> indices) -> Value {
+    if (pairs)
+      return k.loadPair(memref, indices);
+    return memref::LoadOp::create(b, loc, memref, indices);
+  };
+  for (Write &write : writes)
+    write.weights = loadOutput(t.mask, write.indices);
+
+  SmallVector<Value> acc = multiply();
+  // The same places, in the same order, with their values.
+  Write *next = writes.begin();
+  if (pairs) {
+    mma.forEachAccumulatorPair(acc,
+                               [&](Value, Value, Value first, Value second) {
+                                 (next++)->sums = vector::FromElementsOp::create(
+                                     b, loc,
+                                     VectorType::get({2}, b.getF32Type()),
+                                     ValueRange{first, second});
+                               });
+  } else {
+    mma.forEachAccumulator(
+        acc, [&](Value, Value, Value value) { (next++)->sums = value; });
+  }
+  for (Write &write : writes)
+    write.old = loadOutput(t.c, write.indices);
+  for (Write &write : writes) {
+    Value scaled =
+        arith::MulFOp::create(b, loc, write.sums, k.widenToF32(write.weights));
+    Value sum = k.roundTo(
+        t.outputType,
+        arith::AddFOp::create(b, loc, k.widenToF32(write.old), scaled));
+    k.buildIf(write.valid, [&] {
+      if (pairs)
+        k.storePair(sum, t.c, write.indices);
+      else
+        memref::StoreOp::create(b, loc, sum, t.c, write.indices);
+    });
+  }
+}
+
 /// A block per (segment, tile of gathered rows or columns): the product over
 /// the whole of k, scaled by the mask, added into the scattered elements.
 void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
@@ -316,82 +406,94 @@ void buildSddmm(OpBuilder &b, Location loc, const SddmmTile &t) {
     fill.store = store;
   }
 
-  // SWrite: scale by the mask and add into the block's scattered elements;
-  // padding is not written. Where each of the thread's elements goes, and
-  // its mask weight, come before the product: their loads' latency then
-  // overlaps its copies and multiplications. Every old value of C is
-  // loaded before the first store: as far as LLVM knows a store into C may
-  // alias the loads after it, so loads between stores would wait for each
-  // other, a round trip to memory per element (the 32x1 SDDMM at 99% spent
-  // most of its STile's time so). A padding element reads the in-bounds
-  // element at position 0 and keeps it.
-  struct Write {
-    /// Whether the elements are written: real, not padding.
-    Value valid;
-    SmallVector<Value> indices;
-    /// The element's (or pair's) weights, f32 sums and old value.
-    Value weights, sums, old;
-  };
-  SmallVector<Write> writes;
-  // With gathered rows, a thread's two neighbours in a row are neighbours
-  // in C and in the mask too: one access each for both (half the L1
-  // wavefronts of element by element, which bound the 1x64 STile at low
-  // sparsity). Gathered columns are not neighbours in memory.
-  bool pairs = t.alongM && hasEvenRows(t.mask) && hasEvenRows(t.c);
-  // The accumulators' places, without their values.
-  SmallVector<Value> places = mma.zeroAccumulators();
-  if (pairs) {
-    mma.forEachAccumulatorPair(places,
-                               [&](Value row, Value column, Value, Value) {
-                                 auto [target, valid] = gathered(row);
-                                 writes.push_back(
-                                     {valid, {target, k.add(dense0, column)}});
-                               });
-  } else {
-    mma.forEachAccumulator(places, [&](Value row, Value column, Value) {
-      auto [target, valid] = gathered(t.alongM ? row : column);
-      writes.push_back(
-          {valid, t.alongM ? SmallVector<Value>{target, k.add(dense0, column)}
-                           : SmallVector<Value>{k.add(dense0, row), target}});
-    });
-  }
-  // An element, or a pair, of the mask or of C.
-  auto loadOutput = [&](Value memref, ArrayRef<Value> indices) -> Value {
-    if (pairs)
-      return k.loadPair(memref, indices);
-    return memref::LoadOp::create(b, loc, memref, indices);
-  };
-  for (Write &write : writes)
-    write.weights = loadOutput(t.mask, write.indices);
+  buildScaledWrite(k, mma, t, gathered, dense0, [&] {
+    return mma.accumulateChunks(k.index(numChunks), fill);
+  });
+}
 
-  SmallVector<Value> acc = mma.accumulateChunks(k.index(numChunks), fill);
-  // The same places, in the same order, with their values.
-  Write *next = writes.begin();
-  if (pairs) {
-    mma.forEachAccumulatorPair(acc,
-                               [&](Value, Value, Value first, Value second) {
-                                 (next++)->sums = vector::FromElementsOp::create(
-                                     b, loc,
-                                     VectorType::get({2}, b.getF32Type()),
-                                     ValueRange{first, second});
-                               });
-  } else {
-    mma.forEachAccumulator(
-        acc, [&](Value, Value, Value value) { (next++)->sums = value; });
+/// One wave of blocks of a dense SDDMM walk, each walking its tiles: a
+/// block more than fits would walk its tiles after the others. A
+/// multiprocessor has the reserve of one block more than a block may ask
+/// for, and keeps a reserve for each block.
+Value buildDenseWalkGrid(KernelBuilder &k, const MmaTileShape &s,
+                         MemRefType sumsType, int64_t numTiles, Block *entry,
+                         const ChipFacts &chip) {
+  int64_t blocksPerMultiprocessor = std::clamp<int64_t>(
+      (chip.sharedBytesPerBlock + chip.sharedBytesReservedPerBlock) /
+          (BlockMma::dynamicSharedBytes(s, /*stages=*/2, /*warpgroup=*/false,
+                                        {sumsType}) +
+           chip.sharedBytesReservedPerBlock),
+      1, kDenseWalkBlocksPerMultiprocessor);
+  return arith::MinUIOp::create(
+      k.b, k.loc, k.index(numTiles),
+      k.mul(buildMultiprocessorCountAtEntry(k.b, k.loc, entry),
+            k.index(blocksPerMultiprocessor)));
+}
+
+/// kVector neighbours of `memref` from `indices`, 16-byte aligned.
+Value loadVectorRun(KernelBuilder &k, Value memref, ValueRange indices) {
+  return vector::LoadOp::create(
+      k.b, k.loc, VectorType::get({kVector}, getElementTypeOrSelf(memref)),
+      memref, indices, /*nontemporal=*/false, llvm::MaybeAlign(16));
+}
+
+/// The runs of C at `origin` whose weights are not all zero (`live`), and
+/// their old values (`old`; a run that is not live reads the tile's first).
+void loadLiveC(KernelBuilder &k, const SddmmTile &t,
+               std::pair<Value, Value> origin,
+               ArrayRef<std::pair<Value, Value>> runs, ValueRange weights,
+               Value zeroWeights, SmallVectorImpl<Value> &live,
+               SmallVectorImpl<Value> &old) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto [m0, n0] = origin;
+  for (auto [run, weight] : llvm::zip(runs, weights)) {
+    Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                          weight, zeroWeights);
+    live.push_back(vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::OR, nonzero));
+    old.push_back(loadVectorRun(
+        k, t.c,
+        {arith::SelectOp::create(b, loc, live.back(), k.add(m0, run.first),
+                                 m0),
+         arith::SelectOp::create(b, loc, live.back(), k.add(n0, run.second),
+                                 n0)}));
   }
-  for (Write &write : writes)
-    write.old = loadOutput(t.c, write.indices);
-  for (Write &write : writes) {
-    Value scaled =
-        arith::MulFOp::create(b, loc, write.sums, k.widenToF32(write.weights));
+}
+
+/// A dense SDDMM walk's write-back of the tile at `origin`: the sums
+/// through shared memory (`sums`), into the thread's `runs` of the tile,
+/// scaled by their `weights` and added to their `old` values of C where
+/// they are `live`.
+void writeBackTile(KernelBuilder &k, BlockMma &mma, const SddmmTile &t,
+                   ValueRange acc, Value sums, std::pair<Value, Value> origin,
+                   ArrayRef<std::pair<Value, Value>> runs, ValueRange weights,
+                   ValueRange live, ValueRange old) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  auto [m0, n0] = origin;
+  mma.forEachAccumulatorPair(
+      acc, [&](Value row, Value column, Value firstSum, Value secondSum) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, b.getF32Type()),
+            ValueRange{firstSum, secondSum});
+        vector::StoreOp::create(b, loc, pair, sums, ValueRange{row, column},
+                                /*nontemporal=*/false, llvm::MaybeAlign(8));
+      });
+  gpu::BarrierOp::create(b, loc);
+  for (auto [run, weight, isRunLive, oldRun] :
+       llvm::zip(runs, weights, live, old)) {
+    Value scaled = arith::MulFOp::create(
+        b, loc, loadVectorRun(k, sums, {run.first, run.second}),
+        k.widenToF32(weight));
     Value sum = k.roundTo(
         t.outputType,
-        arith::AddFOp::create(b, loc, k.widenToF32(write.old), scaled));
-    k.buildIf(write.valid, [&] {
-      if (pairs)
-        k.storePair(sum, t.c, write.indices);
-      else
-        memref::StoreOp::create(b, loc, sum, t.c, write.indices);
+        arith::AddFOp::create(b, loc, k.widenToF32(oldRun), scaled));
+    k.buildIf(isRunLive, [&] {
+      vector::StoreOp::create(
+          b, loc, sum, t.c,
+          ValueRange{k.add(m0, run.first), k.add(n0, run.second)},
+          /*nontemporal=*/false, llvm::MaybeAlign(16));
     });
   }
 }
@@ -424,20 +526,8 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
   // of 8 rows then fall on 2 sets of banks, not 1.
   auto sumsType =
       MemRefType::get({s.m, s.n + kDenseSumsPadding}, b.getF32Type());
-  // One wave of blocks, each walking its tiles: a block more than fits
-  // would walk its tiles after the others. A multiprocessor has the
-  // reserve of one block more than a block may ask for, and keeps a reserve
-  // for each block.
-  int64_t blocksPerMultiprocessor = std::clamp<int64_t>(
-      (chip.sharedBytesPerBlock + chip.sharedBytesReservedPerBlock) /
-          (BlockMma::dynamicSharedBytes(s, /*stages=*/2, /*warpgroup=*/false,
-                                        {sumsType}) +
-           chip.sharedBytesReservedPerBlock),
-      1, kDenseWalkBlocksPerMultiprocessor);
-  Value gridBlocks = arith::MinUIOp::create(
-      b, loc, k.index(numTiles),
-      k.mul(buildMultiprocessorCountAtEntry(b, loc, entry),
-            k.index(blocksPerMultiprocessor)));
+  Value gridBlocks =
+      buildDenseWalkGrid(k, s, sumsType, numTiles, entry, chip);
   BlockMma mma(b, loc, s, numTiles, /*stages=*/2, /*aStoredByK=*/false,
                /*warpgroupMma=*/false, /*workspace=*/{sumsType},
                /*columnWarpgroups=*/1, /*otherWarpgroups=*/0,
@@ -473,10 +563,8 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
     runs.push_back({k.div(run, runsPerRow),
                     k.mul(k.rem(run, runsPerRow), k.index(kVector))});
   }
-  auto loadRun = [&](Value memref, ValueRange indices) -> Value {
-    return vector::LoadOp::create(
-        b, loc, VectorType::get({kVector}, getElementTypeOrSelf(memref)),
-        memref, indices, /*nontemporal=*/false, llvm::MaybeAlign(16));
+  auto loadRun = [&](Value memref, ValueRange indices) {
+    return loadVectorRun(k, memref, indices);
   };
   auto weightsOf = [&](Value tile) {
     auto [m0, n0] = originOf(tile);
@@ -485,17 +573,11 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
       weights.push_back(loadRun(t.mask, {k.add(m0, row), k.add(n0, column)}));
     return weights;
   };
-  // Whether a run's weights are not all zero: then C's run is read and
-  // written.
+  // The weights of a run that leaves C alone: a run of C is read and
+  // written only where its weights are not all zero.
   Value zeroWeights = arith::ConstantOp::create(
       b, loc,
       b.getZeroAttr(VectorType::get({kVector}, getElementTypeOrSelf(t.mask))));
-  auto isLive = [&](Value weights) -> Value {
-    Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
-                                          weights, zeroWeights);
-    return vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
-                                       nonzero);
-  };
 
   Value first = mma.blockId;
   Value step = mma.launch.getGridSize().x;
@@ -514,14 +596,7 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
 
   // This tile's C, where its weights let it through.
   SmallVector<Value> live, old;
-  for (auto [run, weight] : llvm::zip(runs, weights)) {
-    live.push_back(isLive(weight));
-    old.push_back(loadRun(
-        t.c, {arith::SelectOp::create(b, loc, live.back(),
-                                      k.add(m0, run.first), m0),
-              arith::SelectOp::create(b, loc, live.back(),
-                                      k.add(n0, run.second), n0)}));
-  }
+  loadLiveC(k, t, {m0, n0}, runs, weights, zeroWeights, live, old);
   // The next tile (past the last tile, this one again: its loads stay in
   // bounds, and nothing branches).
   Value next = k.add(tile, step);
@@ -552,30 +627,7 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
   }
   // The stage of the next tile's first chunk.
   nextCarried.push_back(stage);
-  mma.forEachAccumulatorPair(
-      acc, [&](Value row, Value column, Value firstSum, Value secondSum) {
-        Value pair = vector::FromElementsOp::create(
-            b, loc, VectorType::get({2}, b.getF32Type()),
-            ValueRange{firstSum, secondSum});
-        vector::StoreOp::create(b, loc, pair, sums, ValueRange{row, column},
-                                /*nontemporal=*/false, llvm::MaybeAlign(8));
-      });
-  gpu::BarrierOp::create(b, loc);
-  for (auto [run, weight, isRunLive, oldRun] :
-       llvm::zip(runs, weights, live, old)) {
-    Value scaled = arith::MulFOp::create(
-        b, loc, loadRun(sums, {run.first, run.second}),
-        k.widenToF32(weight));
-    Value sum = k.roundTo(
-        t.outputType,
-        arith::AddFOp::create(b, loc, k.widenToF32(oldRun), scaled));
-    k.buildIf(isRunLive, [&] {
-      vector::StoreOp::create(
-          b, loc, sum, t.c,
-          ValueRange{k.add(m0, run.first), k.add(n0, run.second)},
-          /*nontemporal=*/false, llvm::MaybeAlign(16));
-    });
-  }
+  writeBackTile(k, mma, t, acc, sums, {m0, n0}, runs, weights, live, old);
   scf::YieldOp::create(b, loc, nextCarried);
   // No copy may still be landing when the block ends.
   b.setInsertionPointAfter(walk);
