@@ -485,6 +485,20 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     return success();
   }
 
+  /// What the choice's number means (pitCudaLastChoice reports it).
+  static void remarkChoices(Operation *op,
+                            ArrayRef<SelectableVariant> variants) {
+    InFlightDiagnostic remark =
+        op->emitRemark("pit-sparsify: chooses at run time among ");
+    for (auto [number, variant] : llvm::enumerate(variants)) {
+      remark << "variant " << number << " ";
+      describeVariant(remark, variant.rule);
+      remark << (number + 1 < variants.size() ? ", " : " and ");
+    }
+    remark << "dense (" << variants.size() << ")";
+    remark.report();
+  }
+
   /// Detection for every distinct index of `variants`, pit.select, and a
   /// switch over the variants' STiles with `op` itself as the dense
   /// fallback. With a sample, the choice reads pit.count's counts and each
@@ -543,16 +557,7 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
     bool denseByPattern = llvm::all_of(variants, [](const auto &variant) {
       return !variant.denseLatencies.empty();
     });
-    // What the choice's number means (pitCudaLastChoice reports it).
-    InFlightDiagnostic remark =
-        op->emitRemark("pit-sparsify: chooses at run time among ");
-    for (auto [number, variant] : llvm::enumerate(variants)) {
-      remark << "variant " << number << " ";
-      describeVariant(remark, variant.rule);
-      remark << (number + 1 < variants.size() ? ", " : " and ");
-    }
-    remark << "dense (" << variants.size() << ")";
-    remark.report();
+    remarkChoices(op, variants);
     Value choice = SelectOp::create(
         rewriter, loc, rewriter.getIndexType(), counts,
         rewriter.getDenseI64ArrayAttr(capacities),

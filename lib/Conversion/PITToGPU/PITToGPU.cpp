@@ -112,20 +112,13 @@ LogicalResult lowerScan(RewriterBase &rewriter, const MicroTileScan &scan,
 // pit.stile
 //===----------------------------------------------------------------------===//
 
-LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
-                         int64_t blockSize) {
-  Location loc = op.getLoc();
-  ArrayRef<int64_t> domain = op.getDomain(), tile = op.getTile(),
-                    microTile = op.getMicroTile();
-  AffineMap map = op.getSparseMap();
-  unsigned pitLoop = op.getPitAxis(), sparseAxis = op.getSparseAxis();
-  int64_t micro = microTile[sparseAxis];
-
-  // The body's statically shaped buffers become the block's shared memory.
-  SmallVector<memref::AllocaOp> tileBuffers;
-  SmallVector<Type> sharedTypes;
+/// The STile body's statically shaped buffers, which become the block's
+/// shared memory (`sharedTypes`), or an error where they cannot.
+LogicalResult collectTileBuffers(STileOp op,
+                                 SmallVectorImpl<memref::AllocaOp> &tileBuffers,
+                                 SmallVectorImpl<Type> &sharedTypes) {
   int64_t sharedBytes = 0;
-  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+  auto workgroup = gpu::AddressSpaceAttr::get(op.getContext(),
                                               gpu::AddressSpace::Workgroup);
   for (Operation &bodyOp : op.getBody().front().without_terminator()) {
     auto alloca = dyn_cast<memref::AllocaOp>(bodyOp);
@@ -146,6 +139,22 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
     return op.emitOpError("its tile buffers need ")
            << sharedBytes << " bytes of shared memory, more than "
            << kStaticSharedBytesPerBlock << "; choose smaller tiles";
+  return success();
+}
+
+LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
+                         int64_t blockSize) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> domain = op.getDomain(), tile = op.getTile(),
+                    microTile = op.getMicroTile();
+  AffineMap map = op.getSparseMap();
+  unsigned pitLoop = op.getPitAxis(), sparseAxis = op.getSparseAxis();
+  int64_t micro = microTile[sparseAxis];
+
+  SmallVector<memref::AllocaOp> tileBuffers;
+  SmallVector<Type> sharedTypes;
+  if (failed(collectTileBuffers(op, tileBuffers, sharedTypes)))
+    return failure();
 
   // One block per tile: segments x free tiles x the most tiles the
   // compacted loop can hold.
