@@ -36,6 +36,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   ConvertPITToGPUOptions gpu;
   gpu.chip = options.chip;
   pm.addPass(createConvertPITToGPU(gpu));
+  pm.addNestedPass<func::FuncOp>(createPITGPUCoalesceAllocations());
   pm.addPass(createCanonicalizerPass());
   // The canonicalizer hoists constants out of the launches; sunk back, they
   // stay constants in the kernels instead of becoming kernel arguments (a

@@ -1,9 +1,9 @@
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=GPU
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=3" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=REPLICAS
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=2" --convert-pit-to-gpu="chip=sm_90a" 2>&1 >/dev/null | FileCheck %s --check-prefix=BIG
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_80" 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALL
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=GROUPED
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=GPU
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=3" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=REPLICAS
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=2" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>&1 >/dev/null | FileCheck %s --check-prefix=BIG
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=1" --convert-pit-to-gpu="chip=sm_80" --pit-gpu-coalesce-allocations 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALL
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=GROUPED
 
 // A variant of 1x64 gathered along m may name the panel of C's rows that a
 // block owns (pit.stile `panel`) instead of adding its rows into C with

@@ -1,5 +1,5 @@
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" -verify-diagnostics | FileCheck %s
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" --convert-pit-to-gpu 2>/dev/null | FileCheck %s --check-prefix=GPU
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json" --convert-pit-to-gpu --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=GPU
 // RUN: pit-opt %s --pit-sparsify="latency-table=%S/../Inputs/latency-table.json variant=2" 2>/dev/null | FileCheck %s --check-prefix=FORCED
 
 // Variants of one micro-tile that name their dense tile: they share one

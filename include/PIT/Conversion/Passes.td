@@ -110,11 +110,9 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
       `pit.swrite` are spread over the block's threads, with barriers
       between them, and combined writes are atomic.
     * `memref.alloc`/`memref.dealloc` of the host code become `gpu.alloc`/
-      `gpu.dealloc`; then the buffers of static shape that the function
-      allocates and frees at its top level (index, counts, compacted copies,
-      the choice) become views of one `gpu.alloc` at its start (each 256-byte
-      aligned), freed at its end: every allocation and free costs the host
-      driver time a call. A `linalg.fill` of 16- or 32-bit elements left in it
+      `gpu.dealloc` (`pit-gpu-coalesce-allocations` then makes one arena of
+      those a call allocates and frees itself). A `linalg.fill` of 16- or
+      32-bit elements left in it
       becomes a `gpu.memset`, an f16/bf16 matmul with f32 C or C of the
       inputs' type (the dense fallback of run-time selection) a tensor-core kernel with 128x128
       blocks (128x256 with wgmma), an SDDMM of the same types (with any float
@@ -208,6 +206,32 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::pit::PITDialect",
     "::mlir::scf::SCFDialect"
+  ];
+}
+
+def PITGPUCoalesceAllocations
+    : Pass<"pit-gpu-coalesce-allocations", "func::FuncOp"> {
+  let summary = "Makes the device buffers a call allocates views of one "
+                "allocation";
+  let description = [{
+    After `convert-pit-to-gpu`: the device buffers of static shape that a
+    host function allocates and frees at its top level (index, counts,
+    compacted copies, the choice) become views of one `gpu.alloc` at its
+    start (each 256-byte aligned), freed at its end; every allocation and
+    free costs the host driver time a call, and at high sparsity a call's
+    kernels take little more than the host takes to issue them. Zero
+    memsets of the arena's views that nothing used before are moved up to
+    the first, in order, and runs of them over neighbouring views become
+    one memset (a memset between two kernels holds back the second).
+
+    Matches: `gpu.alloc`/`gpu.dealloc` pairs of static shape at a
+    function's top level. Leaves alone: buffers of dynamic shape, those
+    freed elsewhere or not at all, and functions with fewer than two.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect"
   ];
 }
 

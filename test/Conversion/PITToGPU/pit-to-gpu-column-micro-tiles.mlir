@@ -7,8 +7,8 @@
 // mma.sync, with chunks of 64 too (that tile's rows hold all 128 rows, not
 // wgmma's blocks of 64) and with the default chunks of 32, its A fragments
 // from transposed ldmatrix.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-chunk=64" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=TALL
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-chunk=64" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=TALL
 
 // CHECK-LABEL: func.func @column_micro_tiles
 // CHECK:   %[[COPY:.+]] = memref.view {{.+}} to memref<4x256x64xf16>

@@ -1,4 +1,4 @@
-// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu --canonicalize | FileCheck %s
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu --pit-gpu-coalesce-allocations --canonicalize | FileCheck %s
 
 // pit.count on the GPU: the detection's scan over a sample of the segments,
 // counts only.

@@ -6,7 +6,7 @@
 // into the other stage and loads its weights, and only then waits for its
 // own copies, multiplies, and goes through shared memory to read and write
 // the mask and C 8 elements a thread.
-// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s
+// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
 // RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" 2>/dev/null | FileCheck %s --check-prefix=SELECT
 
 // Two blocks a multiprocessor: 2 stages of 32 KiB and the sums' 18 KiB.

@@ -1,4 +1,4 @@
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu | FileCheck %s
+// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu --pit-gpu-coalesce-allocations | FileCheck %s
 
 // Micro-tiles wider than a 16-byte vector (1x64 f16: 8 vectors): the 8
 // threads of a micro-tile OR their flags with xor shuffles (offsets 4, 2, 1),

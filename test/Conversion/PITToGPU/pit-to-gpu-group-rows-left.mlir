@@ -1,4 +1,4 @@
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=0" --convert-pit-to-gpu="chip=sm_90a" -verify-diagnostics | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=0" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations -verify-diagnostics | FileCheck %s
 
 // A panel STile whose rows are too many for the one block that orders them
 // (32768 rows: 32 a thread of 1024) keeps them in A's order, and says so:

@@ -1,7 +1,7 @@
 // An SDDMM whose C has the inputs' type (f16): the body's f16 arithmetic
 // runs on the tensor cores in f32, and each masked sum is added into C
 // widened and stored rounded, once.
-// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s
 
 // CHECK-LABEL: func @sddmm
 // CHECK: %[[WEIGHT:.+]] = memref.load %arg2[{{.+}}] : memref<256x256xf16>

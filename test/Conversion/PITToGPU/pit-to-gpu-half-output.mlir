@@ -1,12 +1,12 @@
 // A C of the inputs' type (f16 here) gets the f32 sums rounded once, where
 // it is stored; the kernels accumulate in f32 as they do for an f32 C.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=STAGED
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-tensor-copies=false" --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=WALK
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=STAGED
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-tensor-copies=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=WALK
 // The lit tests' table forces the panel (variant 0), the atomics (variant
 // 1) and dense (variant 2) of 1x64 gathered along m.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=0" --canonicalize --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=PANEL
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=1" --canonicalize --convert-pit-to-gpu="chip=sm_90a" -verify-diagnostics -o /dev/null
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=2" --canonicalize --convert-pit-to-gpu="chip=sm_90a" 2>/dev/null | FileCheck %s --check-prefix=DENSE
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=0" --canonicalize --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=PANEL
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=1" --canonicalize --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations -verify-diagnostics -o /dev/null
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=2" --canonicalize --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=DENSE
 
 // Gathered along k, C only cleared: the fill folds away. On sm_90a the
 // block writes its tile back through the TMA: once its last chunk is

@@ -1,16 +1,16 @@
 // Every option of convert-pit-to-gpu out of its range is an error that
 // names it, before anything runs.
-// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=0" 2>&1 | FileCheck %s --check-prefix=THREADS0
-// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=-1" 2>&1 | FileCheck %s --check-prefix=THREADSNEG
-// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=100" 2>&1 | FileCheck %s --check-prefix=THREADSWARP
-// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=2048" 2>&1 | FileCheck %s --check-prefix=THREADSBIG
-// RUN: not pit-opt %s --convert-pit-to-gpu="chip=bogus" 2>&1 | FileCheck %s --check-prefix=BOGUS
-// RUN: not pit-opt %s --convert-pit-to-gpu="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=OLD
-// RUN: not pit-opt %s --convert-pit-to-gpu="chip=sm_80a" 2>&1 | FileCheck %s --check-prefix=SUFFIX
+// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=0" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s --check-prefix=THREADS0
+// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=-1" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s --check-prefix=THREADSNEG
+// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=100" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s --check-prefix=THREADSWARP
+// RUN: not pit-opt %s --convert-pit-to-gpu="threads-per-block=2048" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s --check-prefix=THREADSBIG
+// RUN: not pit-opt %s --convert-pit-to-gpu="chip=bogus" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s --check-prefix=BOGUS
+// RUN: not pit-opt %s --convert-pit-to-gpu="chip=sm_75" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s --check-prefix=OLD
+// RUN: not pit-opt %s --convert-pit-to-gpu="chip=sm_80a" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s --check-prefix=SUFFIX
 // RUN: not pit-opt %s --pit-to-ptx="chip=sm_90x" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // The values at the edges of each range are taken.
-// RUN: pit-opt %s --convert-pit-to-gpu="threads-per-block=32 chip=sm_80"
-// RUN: pit-opt %s --convert-pit-to-gpu="threads-per-block=1024 chip=sm_121a"
+// RUN: pit-opt %s --convert-pit-to-gpu="threads-per-block=32 chip=sm_80" --pit-gpu-coalesce-allocations
+// RUN: pit-opt %s --convert-pit-to-gpu="threads-per-block=1024 chip=sm_121a" --pit-gpu-coalesce-allocations
 
 // THREADS0: error: convert-pit-to-gpu: threads-per-block must be a multiple of 32 from 32 to 1024, got 0
 // THREADSNEG: error: convert-pit-to-gpu: threads-per-block must be a multiple of 32 from 32 to 1024, got -1

@@ -1,6 +1,6 @@
 // convert-pit-to-gpu builds the kernel an op's #pit.mma_config describes,
 // whichever strategy chose it; the conversion takes no mma-* options.
-// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>&1 | FileCheck %s
 
 // A dense matmul with blocks of 64 x 128 and chunks of 32, 2 stages,
 // without warp specialisation: 16 blocks of 4 warps, A's and B's stages in

@@ -1,4 +1,4 @@
-// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu | FileCheck %s
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu --pit-gpu-coalesce-allocations | FileCheck %s
 
 // The SIMT lowering of linalg ops the tensor-core kernels do not take: any
 // affine indexing map is applied as written (a[i + j], not a[i]).

@@ -1,4 +1,4 @@
-// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s
 
 // An STile with more tiles than a tensor-core kernel launches blocks
 // (4096: 256 segments of 16 rows x 16 tiles of 256 columns) takes them in

@@ -1,8 +1,8 @@
 // Rows of A gathered along m scatter partial sums into C with atomics: from
 // sm_90 on, four adjacent columns at a time (red.global.add.v4.f32): the two
 // lanes that hold a run of four between them swap halves first.
-// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_90" | FileCheck %s --check-prefix=SM90
-// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_90" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SM90
+// RUN: pit-opt %s --pit-sparsify --convert-pit-to-gpu="chip=sm_80" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SM80
 // ptxas assembles it (PTX ISA 8.1, which the pipeline asks for).
 // RUN: %if cuda %{ env CUDA_HOME=%cuda_home pit-opt %s --pit-to-ptx="chip=sm_90 format=bin" | FileCheck %s --check-prefix=CUBIN %}
 

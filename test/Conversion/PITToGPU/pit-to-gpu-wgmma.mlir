@@ -7,13 +7,13 @@
 // copies of chunk c + 1 go out, and the accumulators are read after the
 // last wait. (This is the block without warp specialisation: see
 // pit-to-gpu-dense-wgmma.mlir for it.)
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s
 // Warp-specialised (the default), the copying warpgroup gathers the chunks
 // through the index: 256 threads, 4 stages; a block of two warpgroups has
 // registers enough for both, none move.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=SPECIALIZED
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SPECIALIZED
 // sm_90 has no wgmma: the same block uses mma.sync.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90" | FileCheck %s --check-prefix=SM90
+// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SM90
 
 // CHECK: gpu.launch {{.+}} dynamic_shared_memory_size %c82928_i32
 // CHECK:   %[[SHARED:.+]] = gpu.dynamic_shared_memory

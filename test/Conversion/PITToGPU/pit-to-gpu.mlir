@@ -1,6 +1,6 @@
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu | FileCheck %s
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="threads-per-block=256" | FileCheck %s --check-prefix=THREADS
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="tensor-cores=false" | FileCheck %s --check-prefix=NO-TC
+// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu --pit-gpu-coalesce-allocations | FileCheck %s
+// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="threads-per-block=256" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=THREADS
+// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="tensor-cores=false" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=NO-TC
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func @matmul

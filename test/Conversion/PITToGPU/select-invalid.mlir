@@ -1,6 +1,6 @@
 // A choice made on the device can only guard kernels: a variant with other
 // host work is an error on the select, not a wrong result.
-// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu -verify-diagnostics
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu --pit-gpu-coalesce-allocations -verify-diagnostics
 
 func.func private @log_variant()
 

@@ -1,4 +1,4 @@
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90" | FileCheck %s
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90" --pit-gpu-coalesce-allocations | FileCheck %s
 
 // Run-time selection on the GPU, made on the device: each index's count
 // (every segment of A's 8 here: a sample needs 8 or more) is a memset and a
