@@ -5,7 +5,10 @@
 // B tiles in shared memory, 16-byte cp.async copies spread over the block and
 // zero-filled past the index count, mma.sync m16n8k16 over the shared tiles
 // with an accumulator per thread and 16x8 subtile, and the walk over the
-// accumulators that the write-back (SWrite) takes.
+// accumulators that the write-back (SWrite) takes. The class's methods are
+// defined by mechanism: BlockMma.cpp (tiles, cp.async, chunks,
+// accumulators), MmaSync.cpp, WarpgroupMma.cpp, WarpSpecialization.cpp,
+// TensorMemoryAccelerator.cpp, StageBarriers.cpp, GatheredIndex.cpp.
 //
 //===----------------------------------------------------------------------===//
 

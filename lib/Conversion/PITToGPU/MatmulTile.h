@@ -1,4 +1,4 @@
-//===- MatmulTile.h - A matmul STile, as its kernels see it ------*- C++ -*-===//
+//===- MatmulTile.h - A matmul STile, as its kernels see it -----*- C++ -*-===//
 //
 // What convert-pit-to-gpu's matmul lowering (MatmulMMA.cpp) finds in a
 // matmul STile's body, and the kernels it calls: the gather along k
