@@ -33,6 +33,13 @@ std::string shapeText(int32_t rank, const int64_t *shape, bool isSpec) {
   return text + "]";
 }
 
+bool hasNoElements(const PITTensor &tensor) {
+  for (int32_t dim = 0; dim < tensor.rank; ++dim)
+    if (tensor.shape[dim] == 0)
+      return true;
+  return false;
+}
+
 } // namespace
 
 PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
@@ -49,11 +56,6 @@ PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
     const PITTensor &arg = args[i];
     std::string which = where + "argument " + std::to_string(i) + " (" +
                         spec.name + "): ";
-    if (!arg.data)
-      return fail(which + "null pointer");
-    if (reinterpret_cast<uintptr_t>(arg.data) % PIT_ARG_ALIGNMENT)
-      return fail(which + "pointer is not " +
-                  std::to_string(PIT_ARG_ALIGNMENT) + "-byte aligned");
     if (arg.dtype != spec.dtype)
       return fail(which + "expects element type " + dtypeName(spec.dtype) +
                   ", got " + dtypeName(arg.dtype));
@@ -70,6 +72,13 @@ PIT_EXPORT int pitCheckArgs(const char *function, const PITArgSpec *specs,
                     shapeText(spec.rank, spec.shape, /*isSpec=*/true) +
                     ", got " +
                     shapeText(arg.rank, arg.shape, /*isSpec=*/false));
+    // A tensor of no elements (a dynamic extent of 0) may have no storage:
+    // the call reads and writes none of it.
+    if (!arg.data && !hasNoElements(arg))
+      return fail(which + "null pointer");
+    if (reinterpret_cast<uintptr_t>(arg.data) % PIT_ARG_ALIGNMENT)
+      return fail(which + "pointer is not " +
+                  std::to_string(PIT_ARG_ALIGNMENT) + "-byte aligned");
   }
   lastError.clear();
   return 0;

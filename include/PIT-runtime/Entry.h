@@ -5,7 +5,7 @@
 |* pit-translate --pit-to-c-entry. It takes device pointers, checks each one *|
 |* against the function's signature (count, rank, shape, element type, null, *|
 |* 16-byte alignment) before anything runs, and returns 0 on success or 1    *|
-|* with the reason in pitLastError().                                         *|
+|* with the reason in pitLastError(). A tensor of no elements may be null.   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

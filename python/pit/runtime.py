@@ -206,7 +206,8 @@ class Function:
             if not contiguous:
                 raise ArgumentError(f"{self._where(number)}: expects a contiguous "
                                     "(row-major) tensor; pass x.contiguous()")
-            if address == 0 or address % ARG_ALIGNMENT:
+            # A tensor of no elements may have no storage (torch gives 0).
+            if (address == 0 and 0 not in shape) or address % ARG_ALIGNMENT:
                 raise ArgumentError(f"{self._where(number)}: the device pointer "
                                     f"0x{address:x} is null or not {ARG_ALIGNMENT}-byte aligned")
             tensor = tensors[number]

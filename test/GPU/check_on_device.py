@@ -150,6 +150,17 @@ def check_refusals(directory):
     c_32 = torch.zeros(32, 256, dtype=torch.float32, device="cuda")
     bad_calls["untied extents"] = lambda: dynamic(a_64, b_512, c_32)
     ok = True
+    # M = 0 is a call that does nothing: its empty tensors have no storage
+    # (torch's data_ptr is 0), and are not refused as null.
+    a_0 = torch.zeros(0, 512, dtype=torch.float16, device="cuda")
+    c_0 = torch.zeros(0, 256, dtype=torch.float32, device="cuda")
+    try:
+        dynamic(a_0, b_512, c_0)
+        torch.cuda.synchronize()
+        print("accepted empty rows   : PASS")
+    except RuntimeError as error:
+        print(f"accepted empty rows   : FAIL {error}")
+        ok = False
     for what, call in bad_calls.items():
         try:
             call()
