@@ -146,7 +146,7 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     atomics would round at every add: those tiles are left to the SIMT
     lowering, with a remark (a `panel` keeps the sums in f32). For a gather along k,
     one block per output tile loops over the segment's compacted k in chunks
-    of `mma-chunk`, `mma-stages` deep: each chunk of A and B is gathered into
+    of the config's `block` k, `stages` deep: each chunk of A and B is gathered into
     swizzled shared memory with 16-byte `cp.async` copies (zero-filled past
     the count), read with `ldmatrix`, multiplied with `mma.sync` m16n8k16
     into registers, and the block adds its tile into C without atomics. An
@@ -161,18 +161,18 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     warpgroup for each 64 rows, straight from shared memory in its 128-byte
     swizzled layouts, one multiplication in flight while the next chunk is
     copied in. Such blocks whose chunks are copied whole (one tile a block)
-    are warp-specialised (`mma-specialize`): a third warpgroup copies up to 4
+    are warp-specialised (the config's `specialize`): a third warpgroup copies up to 4
     chunks ahead, each stage's `full` and `empty` mbarriers pacing it
     against the multiplying warpgroups, which it hands registers with
     `setmaxnreg`; no block barrier a chunk. A dense walk over A and B that
     the function takes as arguments copies with the Tensor Memory
-    Accelerator (`mma-tensor-copies`): the host code asks the runtime for
+    Accelerator (`tensor_copies`): the host code asks the runtime for
     their tensor maps (`pitCudaTensorMap2D`) at the function's entry, and
     one thread issues each chunk's copies, whose bytes complete the stage's
     `full` mbarrier. Its blocks are persistent: one for each multiprocessor
     (`pitCudaMultiprocessorCount`, asked at the entry too) walks the tiles,
     the next tile's first chunks coming in while the last one is written
-    back; in clusters of `mma-cluster-blocks` (2) blocks of neighbouring
+    back; in clusters of `cluster_blocks` (2) blocks of neighbouring
     rows, which share B's chunks (multicast). A 16-bit C that such a walk
     only writes (it was only cleared before), an argument too, goes back
     through the TMA as well: each multiplying warpgroup writes its rows 64
@@ -181,7 +181,7 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
     writes the next and then multiplies the next tile. On sm_90a the
     tensor-core STiles' blocks of 32 rows or more write such a C back
     through the TMA too: once done with B's stages, they write the tile
-    there, and one thread stores it (`mma-tensor-copies=false` keeps the
+    there, and one thread stores it (`tensor_copies = false` keeps the
     warps' own stores).
 
     Leaves alone: functions without pit ops.
