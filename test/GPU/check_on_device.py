@@ -5,7 +5,7 @@ call, and compares with torch in float64. Then checks that bad calls are
 refused. Prints one line per case and sparsity, and a summary.
 
     python3 check_on_device.py DIR [--only-prefix small_] [--calls N]
-                               [--stream-ordered]
+                               [--stream-ordered] [--skip PART ...]
 
 By default each call waits for its work before it returns. With
 --stream-ordered the calls run on a torch stream of their own that is lent to
@@ -395,6 +395,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("directory", type=pathlib.Path)
     parser.add_argument("--only-prefix", default="")
+    # Cases whose names hold one of these are left out (racecheck: the
+    # panel kernels' reused named-barrier turns, which it reports though
+    # they are ordered; bench/probes/barrier_handover.cu).
+    parser.add_argument("--skip", nargs="*", default=[])
     parser.add_argument("--calls", type=int, default=2)
     parser.add_argument("--sparsities", type=float, nargs="+", default=SPARSITIES)
     parser.add_argument("--stream-ordered", action="store_true")
@@ -408,7 +412,8 @@ def main():
         runtime.pitCudaSetStream(
             ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
     for name, template, params, pit_loop, refused in kernels.cases():
-        if not name.startswith(options.only_prefix):
+        if not name.startswith(options.only_prefix) or any(
+                part in name for part in options.skip):
             continue
         if refused:
             message = (options.directory / f"{name}.refused").read_text().strip()
