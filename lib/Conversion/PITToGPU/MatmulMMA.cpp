@@ -276,14 +276,12 @@ MmaConfigAttr chooseSTileConfig(STileOp op, const MatmulTile &tile,
   return getConfig(op.getContext(), block, options.stages, options);
 }
 
-/// The matmul STile `op` as its kernels build it with `config`, or failure
-/// (with a remark where the reason is not the body) for the SIMT lowering.
-FailureOr<MatmulTile> matchMatmulTile(STileOp op, MmaConfigAttr config,
+/// The matmul STile `op` (`tile`, as analyzeMatmulSTile found it) as its
+/// kernels build it with `config`, or failure (with a remark where the
+/// reason is not the body) for the SIMT lowering.
+FailureOr<MatmulTile> matchMatmulTile(STileOp op, MatmulTile tile,
+                                      MmaConfigAttr config,
                                       const ChipFacts &chip) {
-  FailureOr<MatmulTile> analyzed = analyzeMatmulSTile(op);
-  if (failed(analyzed))
-    return failure();
-  MatmulTile tile = *analyzed;
   if (std::string why = whyConfigDoesNotFit(tile, config); !why.empty()) {
     op.emitRemark("the tile is left to the SIMT lowering: ")
         << config << " does not fit it (" << why << ")";
@@ -475,15 +473,11 @@ MmaConfigAttr chooseDenseConfig(MLIRContext *context, const MatmulTile &tile,
   return getConfig(context, block, /*stages=*/3, options);
 }
 
-/// The dense matmul `op` as its kernel builds it with `config`, or failure
-/// where its extents are not whole blocks.
-FailureOr<MatmulTile> matchDenseMatmul(linalg::LinalgOp op,
-                                       MmaConfigAttr config,
+/// A dense matmul (`tile`, as analyzeDenseMatmul found it) as its kernel
+/// builds it with `config`, or failure where its extents are not whole
+/// blocks.
+FailureOr<MatmulTile> matchDenseMatmul(MatmulTile tile, MmaConfigAttr config,
                                        const ChipFacts &chip) {
-  FailureOr<MatmulTile> analyzed = analyzeDenseMatmul(op);
-  if (failed(analyzed))
-    return failure();
-  MatmulTile tile = *analyzed;
   applyConfig(tile, config, chip);
   if (tile.extentM % tile.shape.m != 0 || tile.extentN % tile.shape.n != 0 ||
       tile.extentK % tile.shape.k != 0 || !tile.shape.isWhole() ||
@@ -525,7 +519,7 @@ mlir::pit::chooseMatmulConfig(Operation *op, const MmaStrategyOptions &options,
   // Extents that are not whole blocks keep the SIMT lowering: no config.
   MmaConfigAttr config =
       chooseDenseConfig(op->getContext(), *analyzed, options, chip);
-  if (failed(matchDenseMatmul(linalgOp, config, chip)))
+  if (failed(matchDenseMatmul(*analyzed, config, chip)))
     return failure();
   return config;
 }
@@ -537,7 +531,7 @@ LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
   if (failed(analyzed))
     return failure();
   FailureOr<MatmulTile> matched = matchDenseMatmul(
-      op, getConfigOrDefault(op, chip, *analyzed), chip);
+      *analyzed, getConfigOrDefault(op, chip, *analyzed), chip);
   if (failed(matched))
     return failure();
   foldZeroFill(rewriter, op, *matched);
@@ -554,7 +548,8 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
   if (failed(analyzed))
     return failure();
   FailureOr<MatmulTile> matched =
-      matchMatmulTile(op, getConfigOrDefault(op, chip, *analyzed), chip);
+      matchMatmulTile(op, *analyzed, getConfigOrDefault(op, chip, *analyzed),
+                      chip);
   if (failed(matched))
     return failure();
   // Single-column micro-tiles of A (32x1, 64x1, ...): read a compacted copy
