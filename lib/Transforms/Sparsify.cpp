@@ -4,6 +4,7 @@
 #include "PIT/Analysis/STileDatabase.h"
 #include "PIT/Dialect/PIT/IR/PITCombiner.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
+#include "PIT/Transforms/OptionErrors.h"
 #include "PIT/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -241,9 +242,7 @@ struct PITSparsifyPass : public pit::impl::PITSparsifyBase<PITSparsifyPass> {
 
   LogicalResult initialize(MLIRContext *context) override {
     auto invalid = [&](StringRef option, int64_t value, StringRef wanted) {
-      return emitError(UnknownLoc::get(context))
-             << "pit-sparsify: " << option << " must be " << wanted
-             << ", got " << value;
+      return emitOptionError(context, getArgument(), option, value, wanted);
     };
     if (sampleEvery < 0)
       return invalid("sample-every", sampleEvery, "0 (no sample) or positive");

@@ -10,6 +10,7 @@
 #include "PIT/Conversion/Passes.h"
 #include "PIT/Dialect/PIT/IR/PITDialect.h"
 #include "PIT/Target/Chip.h"
+#include "PIT/Transforms/OptionErrors.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -29,9 +30,7 @@ struct PITGPUStrategyPass
 
   LogicalResult initialize(MLIRContext *context) override {
     auto invalid = [&](StringRef option, int64_t value, StringRef wanted) {
-      return emitError(UnknownLoc::get(context))
-             << "pit-gpu-strategy: " << option << " must be " << wanted
-             << ", got " << value;
+      return emitOptionError(context, getArgument(), option, value, wanted);
     };
     // Whole mma.sync columns (8); wgmma's widest block has 256.
     if (mmaBlockColumns < 8 || mmaBlockColumns > 1024 ||
@@ -47,11 +46,7 @@ struct PITGPUStrategyPass
     // The blocks of a cluster share B's chunks in halves (or not at all).
     if (mmaClusterBlocks != 1 && mmaClusterBlocks != 2)
       return invalid("mma-cluster-blocks", mmaClusterBlocks, "1 or 2");
-    if (std::string reason = getUnsupportedChipReason(chip);
-        !chip.empty() && !reason.empty())
-      return emitError(UnknownLoc::get(context))
-             << "pit-gpu-strategy: chip: " << reason;
-    return success();
+    return verifyChipOption(context, getArgument(), chip);
   }
 
   void runOnOperation() override {

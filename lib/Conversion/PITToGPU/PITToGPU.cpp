@@ -11,6 +11,7 @@
 #include "PIT/Conversion/TileTransfer.h"
 #include "PIT/Dialect/PIT/IR/PITOps.h"
 #include "PIT/Target/Chip.h"
+#include "PIT/Transforms/OptionErrors.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -392,20 +393,14 @@ struct ConvertPITToGPUPass
 
   LogicalResult initialize(MLIRContext *context) override {
     auto invalid = [&](StringRef option, int64_t value, StringRef wanted) {
-      return emitError(UnknownLoc::get(context))
-             << "convert-pit-to-gpu: " << option << " must be " << wanted
-             << ", got " << value;
+      return emitOptionError(context, getArgument(), option, value, wanted);
     };
     // Whole warps; a block has at most 1024 threads.
     if (threadsPerBlock < 32 || threadsPerBlock > 1024 ||
         threadsPerBlock % 32 != 0)
       return invalid("threads-per-block", threadsPerBlock,
                      "a multiple of 32 from 32 to 1024");
-    if (std::string reason = getUnsupportedChipReason(chip);
-        !chip.empty() && !reason.empty())
-      return emitError(UnknownLoc::get(context))
-             << "convert-pit-to-gpu: chip: " << reason;
-    return success();
+    return verifyChipOption(context, getArgument(), chip);
   }
 
   void runOnOperation() override {
