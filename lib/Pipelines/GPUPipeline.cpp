@@ -24,15 +24,7 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createPITVerifyDynamicExtents());
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
   // The strategy, then the kernels it chose.
-  PITGPUStrategyOptions strategy;
-  strategy.mmaBlockColumns = options.mmaBlockColumns;
-  strategy.mmaChunk = options.mmaChunk;
-  strategy.mmaStages = options.mmaStages;
-  strategy.mmaSpecialize = options.mmaSpecialize;
-  strategy.mmaTensorCopies = options.mmaTensorCopies;
-  strategy.mmaClusterBlocks = options.mmaClusterBlocks;
-  strategy.chip = options.chip;
-  pm.addPass(createPITGPUStrategy(strategy));
+  pm.addPass(createPITGPUStrategy(options.getStrategyOptions()));
   ConvertPITToGPUOptions gpu;
   gpu.chip = options.chip;
   pm.addPass(createConvertPITToGPU(gpu));

@@ -9,6 +9,7 @@
 #ifndef PIT_PIPELINES_PIPELINES_H
 #define PIT_PIPELINES_PIPELINES_H
 
+#include "PIT/Conversion/Passes.h"
 #include "PIT/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -94,6 +95,19 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
                      "multicast) in dense matmul blocks that copy with TMA: 1 "
                      "or 2"),
       llvm::cl::init(2)};
+
+  /// The options pit-to-ptx passes on to pit-gpu-strategy.
+  PITGPUStrategyOptions getStrategyOptions() const {
+    PITGPUStrategyOptions options;
+    options.mmaBlockColumns = this->mmaBlockColumns;
+    options.mmaChunk = this->mmaChunk;
+    options.mmaStages = this->mmaStages;
+    options.mmaSpecialize = this->mmaSpecialize;
+    options.mmaTensorCopies = this->mmaTensorCopies;
+    options.mmaClusterBlocks = this->mmaClusterBlocks;
+    options.chip = this->chip;
+    return options;
+  }
 };
 
 /// pit-to-ptx: sparsify the marked ops, lower pit to gpu kernels, compile
