@@ -92,7 +92,10 @@ def ConvertPITToGPU : Pass<"convert-pit-to-gpu", "ModuleOp"> {
   let description = [{
     Turns every function that holds pit ops or linalg ops into host code
     launching GPU kernels (`gpu.launch`, outlined later into
-    `gpu.launch_func`). The function's buffers are device buffers.
+    `gpu.launch_func`). The function's buffers are device buffers. The
+    lowering is a set of rewrite patterns, one per op and kernel kind
+    (`include/PIT/Conversion/PITToGPU.h`), applied in stages: STiles, dense
+    ops, scans, host code, the choice.
 
     * `pit.detect` (and `pit.count`, which records no positions and scans
       only its sample of segments) becomes a `gpu.memset` that clears the

@@ -2,6 +2,8 @@
 
 #include "DeviceSelection.h"
 
+#include "PIT/Conversion/PITToGPU.h"
+
 #include "KernelBuilder.h"
 
 #include "PIT-runtime/CudaRuntime.h"
@@ -561,4 +563,27 @@ LogicalResult mlir::pit::lowerSelectOnDevice(RewriterBase &rewriter,
     hoistPrivateMemset(rewriter, memset, op->getBlock());
   rewriter.eraseOp(op);
   return success();
+}
+
+namespace {
+
+/// Choices are recorded in slots numbered in the order the pattern meets
+/// them.
+struct SelectOnDevice : OpRewritePattern<SelectOp> {
+  SelectOnDevice(MLIRContext *context, PITToGPUState &state)
+      : OpRewritePattern<SelectOp>(context), state(state) {}
+
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerSelectOnDevice(rewriter, op, state.nextChoiceSlot++);
+  }
+
+  PITToGPUState &state;
+};
+
+} // namespace
+
+void mlir::pit::populateDeviceSelectionPatterns(RewritePatternSet &patterns,
+                                                PITToGPUState &state) {
+  patterns.add<SelectOnDevice>(patterns.getContext(), state);
 }

@@ -15,6 +15,8 @@
 
 #include "TensorCoreSTiles.h"
 
+#include "PIT/Conversion/PITToGPU.h"
+
 #include "BlockMma.h"
 #include "MatmulTile.h"
 #include "STileBody.h"
@@ -524,9 +526,16 @@ mlir::pit::chooseMatmulConfig(Operation *op, const MmaStrategyOptions &options,
   return config;
 }
 
-LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
-                                          linalg::LinalgOp op,
-                                          const ChipFacts &chip) {
+namespace {
+
+/// A dense `C += A x B` (f16 or bf16 A and B, f32 C, static and contiguous)
+/// outside any STile: the dense fallback of run-time selection, and any
+/// plain matmul of a PIT program. The same kernel as the matmul STile
+/// gathered along k, walking all of k with the blocks of `op`'s
+/// #pit.mma_config, or of the default strategy (128 x 128, 128 x 256 with
+/// wgmma); a zero fill of C right before it is folded into its stores.
+LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
+                               const ChipFacts &chip) {
   FailureOr<MatmulTile> analyzed = analyzeDenseMatmul(op);
   if (failed(analyzed))
     return failure();
@@ -540,10 +549,21 @@ LogicalResult mlir::pit::lowerMatmulToMMA(RewriterBase &rewriter,
   return success();
 }
 
+/// The tile of an f16 or bf16 matmul (or batch matmul) with f32
+/// accumulation, gathered along k (A's columns with B's rows) or along m
+/// (A's rows, scattered into C): gathered chunks go to shared memory
+/// (cp.async, 16 bytes, where a micro-tile row holds 8 elements or more),
+/// mma.sync m16n8k16 accumulates in registers, and the block adds its tile
+/// into C (atomically when it is gathered along m).
+///
+/// A's single-column micro-tiles (32x1) would be gathered element by element,
+/// a 32-byte sector each: instead the kernel reads a compacted copy of them,
+/// which it asks `op`'s detection to write (recorded in `copies`).
+///
+/// The block is `op`'s #pit.mma_config, or the default strategy's.
 LogicalResult
-mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
-                                 const ChipFacts &chip,
-                                 SmallVectorImpl<CompactedCopy> &copies) {
+lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op, const ChipFacts &chip,
+                      llvm::DenseMap<Operation *, Value> &copies) {
   FailureOr<MatmulTile> analyzed = analyzeMatmulSTile(op);
   if (failed(analyzed))
     return failure();
@@ -566,11 +586,8 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
                    canWriteCompactedCopy(detect) &&
                    detect.getMicroTile()[0] == matched->shape.m;
   bool ownsCopy = false;
-  if (readsCopy) {
-    for (const CompactedCopy &copy : copies)
-      if (copy.detect == detect)
-        matched->compactedA = copy.buffer;
-  }
+  if (readsCopy)
+    matched->compactedA = copies.lookup(detect);
   if (readsCopy && !matched->compactedA) {
     ownsCopy = true;
     OpBuilder::InsertionGuard guard(rewriter);
@@ -582,7 +599,7 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
         matched->shape.inputType);
     matched->compactedA =
         memref::AllocOp::create(rewriter, op.getLoc(), copyType);
-    copies.push_back({detect, matched->compactedA});
+    copies[detect] = matched->compactedA;
   }
   if (matched->alongM && matched->panelRows) {
     // A block owns its panel: C's fill folds into the panel's start.
@@ -602,4 +619,32 @@ mlir::pit::lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op,
   }
   rewriter.eraseOp(op);
   return success();
+}
+
+struct MatmulSTileToMma : OpRewritePattern<STileOp> {
+  MatmulSTileToMma(MLIRContext *context, const ChipFacts &chip,
+                   PITToGPUState &state)
+      : OpRewritePattern<STileOp>(context, /*benefit=*/2), chip(chip),
+        state(state) {}
+
+  LogicalResult matchAndRewrite(STileOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerMatmulSTileToMMA(rewriter, op, chip, state.compactedCopies);
+  }
+
+  ChipFacts chip;
+  PITToGPUState &state;
+};
+
+} // namespace
+
+void mlir::pit::populateMatmulSTileToMmaPatterns(RewritePatternSet &patterns,
+                                                 const ChipFacts &chip,
+                                                 PITToGPUState &state) {
+  patterns.add<MatmulSTileToMma>(patterns.getContext(), chip, state);
+}
+
+void mlir::pit::populateDenseMatmulToMmaPatterns(RewritePatternSet &patterns,
+                                                 const ChipFacts &chip) {
+  patterns.add<DenseOpToMma>(patterns.getContext(), lowerMatmulToMMA, chip);
 }

@@ -21,6 +21,8 @@
 
 #include "TensorCoreSTiles.h"
 
+#include "PIT/Conversion/PITToGPU.h"
+
 #include "BlockMma.h"
 #include "STileBody.h"
 
@@ -634,10 +636,12 @@ void buildDenseSddmmWalk(OpBuilder &b, Location loc, const SddmmTile &t,
   NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
 }
 
-} // namespace
-
-LogicalResult mlir::pit::lowerSddmmSTileToMMA(RewriterBase &rewriter,
-                                              STileOp op) {
+/// The tile of an SDDMM, `C[m, n] += M[m, n] * sum_k A[m, k] B[k, n]` with f16
+/// or bf16 A and B, f32 C and the mask M sparse, gathered along m (A's and
+/// M's rows) or along n (B's and M's columns): the block multiplies its
+/// gathered tile over the whole of k with mma.sync, multiplies by the mask in
+/// the epilogue, and adds the result into its scattered elements of C.
+LogicalResult lowerSddmmSTileToMMA(RewriterBase &rewriter, STileOp op) {
   FailureOr<SddmmTile> matched = matchSddmmTile(op);
   if (failed(matched))
     return failure();
@@ -647,9 +651,15 @@ LogicalResult mlir::pit::lowerSddmmSTileToMMA(RewriterBase &rewriter,
   return success();
 }
 
-LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
-                                         linalg::LinalgOp op,
-                                         const ChipFacts &chip) {
+/// A dense SDDMM outside any STile (the fallback of run-time selection, and
+/// any SDDMM of a PIT program), with the same operand types, static and
+/// contiguous, and extents that divide the block tile (64 x 64; k a
+/// multiple of 16 up to 128, or of 64): a kernel over C's own tiles that
+/// reads the mask coalesced and touches C only where it is not zero. Its
+/// blocks, as many as fit on the chip at once (by its shared memory), walk
+/// the tiles with each next tile's loads in flight.
+LogicalResult lowerSddmmToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
+                              const ChipFacts &chip) {
   FailureOr<SddmmTile> matched = matchDenseSddmm(op);
   if (failed(matched))
     return failure();
@@ -660,4 +670,26 @@ LogicalResult mlir::pit::lowerSddmmToMMA(RewriterBase &rewriter,
       chip);
   rewriter.eraseOp(op);
   return success();
+}
+
+struct SddmmSTileToMma : OpRewritePattern<STileOp> {
+  SddmmSTileToMma(MLIRContext *context)
+      : OpRewritePattern<STileOp>(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(STileOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerSddmmSTileToMMA(rewriter, op);
+  }
+};
+
+} // namespace
+
+void mlir::pit::populateSddmmSTileToMmaPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SddmmSTileToMma>(patterns.getContext());
+}
+
+void mlir::pit::populateDenseSddmmToMmaPatterns(RewritePatternSet &patterns,
+                                                const ChipFacts &chip) {
+  patterns.add<DenseOpToMma>(patterns.getContext(), lowerSddmmToMMA, chip);
 }
