@@ -6,7 +6,9 @@ PIT against cuBLAS on the same inputs, in two steps.
 
 Shapes: Llama-3-8B's projections (4096->4096, 4096->1024, 4096->14336,
 14336->4096) and OPT-6.7B's FFN (4096->16384, 16384->4096), at M = 1024,
-4096 and 16384 tokens; A is M x K (the activations), B is K x N.
+4096 and 16384 tokens; and, held out of every measurement the strategy's
+constants come from, Llama-2-13B's (5120->5120, 5120->13824, 13824->5120)
+at M = 512, 2048 and 8192. A is M x K (the activations), B is K x N.
 
 For each shape the compile step builds, with pit-compile for sm_90a:
 - the dense kernel with each block of DENSE_BLOCKS (an explicit
@@ -40,6 +42,12 @@ MODEL_LAYERS = [
     ("opt-6.7b fc2", 16384, 4096),
 ]
 TOKENS = [1024, 4096, 16384]
+HELD_OUT_LAYERS = [
+    ("llama2-13b q/o", 5120, 5120),
+    ("llama2-13b up/gate", 5120, 13824),
+    ("llama2-13b down", 13824, 5120),
+]
+HELD_OUT_TOKENS = [512, 2048, 8192]
 DENSE_BLOCKS = [(128, 256), (128, 128), (64, 256), (64, 128)]
 # Micro-tiles of A and the loop PIT gathers along (2 = k, 0 = m).
 MICRO_TILES = [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 2)]
@@ -53,8 +61,13 @@ DENSE_CLEARED = kernels.MATMUL_CLEARED.replace(
 
 def shapes():
     """(name, m, k, n) of every shape of the suite."""
-    return [(f"m{m}_k{k}_n{n}", m, k, n)
-            for _, k, n in MODEL_LAYERS for m in TOKENS]
+    return ([(f"m{m}_k{k}_n{n}", m, k, n) for _, k, n in MODEL_LAYERS for m in TOKENS]
+            + [(f"m{m}_k{k}_n{n}", m, k, n)
+               for _, k, n in HELD_OUT_LAYERS for m in HELD_OUT_TOKENS])
+
+
+def is_held_out(row):
+    return row["m"] in HELD_OUT_TOKENS
 
 
 def dense_config(block):
@@ -181,6 +194,9 @@ def summarize(results):
     """cuBLAS / PIT per library kind: worst case and geometric mean."""
     kinds = {}
     for row in results:
+        if row["sparsity"] == 0.0 and is_held_out(row):
+            kinds.setdefault(("strategy, held out", 0.0), []).append(
+                row["cublas"] / row["dense"]["dense_strategy"])
         if row["sparsity"] == 0.0:
             for stem, ms in row["dense"].items():
                 kinds.setdefault((stem, 0.0), []).append(row["cublas"] / ms)

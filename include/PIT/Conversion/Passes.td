@@ -52,8 +52,12 @@ def PITGPUStrategy : Pass<"pit-gpu-strategy", "ModuleOp"> {
       gathered along k it multiplies `mma-chunk` of compacted k at a time
       (0: the STile's k tile); `mma-stages` stages. An STile that keeps its
       tile (`keep_tile`, a measured variant) keeps its block.
-    * A dense matmul's block is 128 x 128 with chunks of 64 and 3 stages;
-      128 x 256 where the chip has wgmma (`chip=sm_90a`) and n allows.
+    * A dense matmul's block is 128 x 128 with chunks of 64 and 3 stages.
+      Where the chip has wgmma (`chip=sm_90a`) it is the one of 128 x 256,
+      128 x 128, 64 x 256 and 64 x 128 that divides m and n and takes the
+      least estimated time: waves of one tile a multiprocessor, each as long
+      as the block's area over its measured throughput (a matmul of few
+      tiles gets smaller blocks, which keep more multiprocessors busy).
     * `mma-specialize`, `mma-tensor-copies` and `mma-cluster-blocks` are
       recorded as they are; the kernel uses them where the block allows.
 
@@ -80,9 +84,13 @@ def PITGPUStrategy : Pass<"pit-gpu-strategy", "ModuleOp"> {
            /*default=*/"2",
            "Blocks of a cluster that share B's chunks (TMA multicast) in "
            "dense matmul blocks that copy with TMA: 1 or 2">,
+    Option<"multiprocessors", "multiprocessors", "int64_t", /*default=*/"0",
+           "Multiprocessors of the device the kernels will run on, the "
+           "estimate of a wave of dense blocks (0: the chip's data-center "
+           "part's, 132 for sm_90)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): on "
-           "sm_90a, dense matmul blocks are widened for wgmma">
+           "sm_90a, dense matmul blocks are wgmma blocks">
   ];
   let dependentDialects = ["::mlir::pit::PITDialect"];
 }

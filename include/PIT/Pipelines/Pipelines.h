@@ -95,6 +95,12 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
                      "multicast) in dense matmul blocks that copy with TMA: 1 "
                      "or 2"),
       llvm::cl::init(2)};
+  PassOptions::Option<int64_t> multiprocessors{
+      *this, "multiprocessors",
+      llvm::cl::desc("Multiprocessors of the device the kernels will run on, "
+                     "the strategy's estimate of a wave (0: the chip's "
+                     "data-center part's)"),
+      llvm::cl::init(0)};
 
   /// The options pit-to-ptx passes on to pit-gpu-strategy.
   PITGPUStrategyOptions getStrategyOptions() const {
@@ -105,6 +111,7 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
     options.mmaSpecialize = this->mmaSpecialize;
     options.mmaTensorCopies = this->mmaTensorCopies;
     options.mmaClusterBlocks = this->mmaClusterBlocks;
+    options.multiprocessors = this->multiprocessors;
     options.chip = this->chip;
     return options;
   }

@@ -56,7 +56,9 @@ inline std::string getUnsupportedChipReason(llvm::StringRef chip) {
 /// the passes read them here, never from a version test of their own. The
 /// multiprocessor count is not a fact of the chip name (an H100 PCIe has 114,
 /// an SXM 132): the kernels read the device's at run time
-/// (pitCudaMultiprocessorCount).
+/// (pitCudaMultiprocessorCount), and the strategy takes the data-center
+/// part's as its estimate unless told the device's (pit-gpu-strategy
+/// `multiprocessors`).
 /// Shared memory a block may use without asking the driver, on every chip.
 constexpr int64_t kStaticSharedBytesPerBlock = 48 * 1024;
 
@@ -71,6 +73,9 @@ struct ChipFacts {
   int64_t sharedBytesReservedPerBlock = 1024;
   /// Threads a multiprocessor holds at once.
   int64_t threadsPerMultiprocessor = 2048;
+  /// The multiprocessors of the chip's data-center part (A100 108, H100 and
+  /// H200 SXM 132, B200 148): the strategy's estimate of a wave.
+  int64_t multiprocessors = 108;
   /// red.global.add.v2/v4.f32: vector atomics of f32 (sm_90 on).
   bool vectorAtomics = false;
   /// griddepcontrol: a kernel may start while the one before it finishes
@@ -95,6 +100,10 @@ inline ChipFacts getChipFacts(llvm::StringRef chip) {
   if (facts.version == 86 || facts.version == 87 || facts.version == 89 ||
       facts.version >= 120)
     facts.threadsPerMultiprocessor = 1536;
+  if (facts.version >= 100)
+    facts.multiprocessors = 148;
+  else if (facts.version >= 90)
+    facts.multiprocessors = 132;
   facts.vectorAtomics = facts.version >= 90;
   facts.dependentLaunch = facts.version >= 90;
   facts.warpgroupMma = chip == "sm_90a";

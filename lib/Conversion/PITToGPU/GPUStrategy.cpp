@@ -46,6 +46,9 @@ struct PITGPUStrategyPass
     // The blocks of a cluster share B's chunks in halves (or not at all).
     if (mmaClusterBlocks != 1 && mmaClusterBlocks != 2)
       return invalid("mma-cluster-blocks", mmaClusterBlocks, "1 or 2");
+    if (multiprocessors < 0 || multiprocessors > 1024)
+      return invalid("multiprocessors", multiprocessors,
+                     "from 0 (the chip's) to 1024");
     return verifyChipOption(context, getArgument(), chip);
   }
 
@@ -54,6 +57,8 @@ struct PITGPUStrategyPass
                                mmaStages,       mmaSpecialize,
                                mmaTensorCopies, mmaClusterBlocks};
     ChipFacts chipFacts = getChipFacts(chip);
+    if (multiprocessors > 0)
+      chipFacts.multiprocessors = multiprocessors;
     StringRef name = PITDialect::getMmaConfigAttrName();
     getOperation()->walk([&](Operation *op) {
       // An STile's body is lowered with its STile, by the STile's config.

@@ -32,6 +32,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::pit;
@@ -416,7 +419,7 @@ void buildGatherAlongM(OpBuilder &b, Location loc, STileOp op,
 /// of 32 (and are the rows wgmma reads A in); 3 stages of them take 96 KiB
 /// of shared memory at 128 x 128, 144 KiB at 128 x 256.
 constexpr int64_t kDenseBlockRows = 128, kDenseBlockColumns = 128,
-                  kDenseWarpgroupBlockColumns = 256, kDenseChunk = 64;
+                  kDenseChunk = 64;
 
 /// Recognises a dense `C += A x B` (linalg.matmul, or a generic with its
 /// maps) on static, contiguous f16/bf16 A and B and f32 (or f16/bf16) C.
@@ -459,19 +462,61 @@ FailureOr<MatmulTile> analyzeDenseMatmul(linalg::LinalgOp op) {
   return tile;
 }
 
-/// The strategy of a dense matmul: kDenseBlockRows x kDenseBlockColumns
-/// blocks, widened for wgmma where the chip has it and n allows, 3 stages.
+/// The blocks a dense matmul may get on a chip with wgmma, each with the
+/// share of the widest block's throughput it reaches when the matmul fills
+/// every multiprocessor many times over. Measured on an H200 over the 18
+/// shapes of bench/suite.py (Llama-3-8B and OPT-6.7B projections at 1k to
+/// 16k tokens), cuBLAS / PIT: 128 x 256 1.00 where tiles are many, 128 x 128
+/// 0.82-0.88, 64 x 256 0.80-0.90, 64 x 128 0.47-0.52
+/// (docs/benchmarks/2026-11-29-H200-suite.md).
+struct DenseBlockCandidate {
+  int64_t rows, columns;
+  double relativeThroughput;
+};
+constexpr DenseBlockCandidate kWarpgroupDenseBlocks[] = {
+    {128, 256, 1.0}, {128, 128, 0.84}, {64, 256, 0.84}, {64, 128, 0.5}};
+
+/// A dense matmul's time with `block`, in units of the widest block's time
+/// for one of its own tiles: the persistent blocks walk the tiles in waves
+/// of one a multiprocessor, and a wave takes as long as its tiles' area
+/// over the block's throughput. A matmul of few tiles (1024 x 1024 has 32
+/// of 128 x 256) leaves most multiprocessors idle with wide blocks: there
+/// smaller blocks win (64 x 128: 0.39 -> 0.90 of cuBLAS's speed).
+double estimateDenseTime(const MatmulTile &tile,
+                         const DenseBlockCandidate &block,
+                         int64_t multiprocessors) {
+  int64_t tiles = (tile.extentM / block.rows) * (tile.extentN / block.columns);
+  int64_t waves = llvm::divideCeilSigned(tiles, multiprocessors);
+  double area = static_cast<double>(block.rows * block.columns) /
+                (kWarpgroupDenseBlocks[0].rows *
+                 kWarpgroupDenseBlocks[0].columns);
+  return waves * area / block.relativeThroughput;
+}
+
+/// The strategy of a dense matmul: with wgmma, the block of
+/// kWarpgroupDenseBlocks that divides the extents and takes the least
+/// estimated time (the widest of equals); otherwise kDenseBlockRows x
+/// kDenseBlockColumns. Chunks of kDenseChunk, 3 stages.
 MmaConfigAttr chooseDenseConfig(MLIRContext *context, const MatmulTile &tile,
                                 const MmaStrategyOptions &options,
                                 const ChipFacts &chip) {
-  MmaTileShape wide{kDenseBlockRows, kDenseWarpgroupBlockColumns, kDenseChunk,
-                    tile.shape.inputType};
-  bool widens = chip.warpgroupMma &&
-                BlockMma::supportsWarpgroupMma(wide, /*aStoredByK=*/false) &&
-                tile.extentN % wide.n == 0;
-  MmaTileShape block{kDenseBlockRows,
-                     widens ? wide.n : kDenseBlockColumns, kDenseChunk,
+  MmaTileShape block{kDenseBlockRows, kDenseBlockColumns, kDenseChunk,
                      tile.shape.inputType};
+  if (chip.warpgroupMma) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const DenseBlockCandidate &candidate : kWarpgroupDenseBlocks) {
+      MmaTileShape shape{candidate.rows, candidate.columns, kDenseChunk,
+                         tile.shape.inputType};
+      if (!BlockMma::supportsWarpgroupMma(shape, /*aStoredByK=*/false) ||
+          tile.extentM % shape.m != 0 || tile.extentN % shape.n != 0)
+        continue;
+      double time = estimateDenseTime(tile, candidate, chip.multiprocessors);
+      if (time < best) {
+        best = time;
+        block = shape;
+      }
+    }
+  }
   return getConfig(context, block, /*stages=*/3, options);
 }
 

@@ -2,16 +2,19 @@
 // #pit.mma_config, apart from the conversion that builds it.
 // RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_90a" | FileCheck %s --check-prefix=WGMMA
 // RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_80" | FileCheck %s --check-prefix=MMA
+// RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_90a multiprocessors=1024" | FileCheck %s --check-prefix=WIDE
 // RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_90a mma-stages=4 mma-specialize=false mma-tensor-copies=false mma-cluster-blocks=1" | FileCheck %s --check-prefix=OPTIONS
 
-// A dense matmul: 128 x 256 blocks with wgmma (n allows), 128 x 128 without;
-// chunks of 64, 3 stages, whatever mma-stages says.
+// A dense matmul of few tiles (4 of 128 x 256 for 132 multiprocessors):
+// with wgmma the strategy takes 64 x 128 blocks, whose 16 tiles keep more
+// multiprocessors busy; 128 x 128 without. Chunks of 64, 3 stages,
+// whatever mma-stages says.
 // WGMMA-LABEL: func @dense
-// WGMMA: linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2>}
+// WGMMA: linalg.matmul {pit.mma_config = #pit.mma_config<block = [64, 128, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2>}
 // MMA-LABEL: func @dense
 // MMA: linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 128, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2>}
 // OPTIONS-LABEL: func @dense
-// OPTIONS: linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = false, tensor_copies = false, cluster_blocks = 1>}
+// OPTIONS: linalg.matmul {pit.mma_config = #pit.mma_config<block = [64, 128, 64], stages = 3, specialize = false, tensor_copies = false, cluster_blocks = 1>}
 func.func @dense(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
   linalg.matmul ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
   return
@@ -19,11 +22,27 @@ func.func @dense(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<25
 
 // -----
 
-// n of 128 leaves no room for 256 columns: 128 x 128 on sm_90a too.
+// Tiles for many waves (512 of 128 x 256): the widest block, which
+// multiplies fastest once every multiprocessor is busy.
+// WGMMA-LABEL: func @many_tiles
+// WGMMA: block = [128, 256, 64]
+// On a device of 1024 multiprocessors all of them are one wave: 128 x 128
+// blocks, 1024 tiles.
+// WIDE-LABEL: func @many_tiles
+// WIDE: block = [128, 128, 64]
+func.func @many_tiles(%a: memref<4096x256xf16>, %b: memref<256x4096xf16>, %c: memref<4096x4096xf32>) {
+  linalg.matmul ins(%a, %b : memref<4096x256xf16>, memref<256x4096xf16>) outs(%c : memref<4096x4096xf32>)
+  return
+}
+
+// -----
+
+// n of 128 leaves no room for 256 columns; 1024 rows make 16 tiles of
+// 64 x 128 or 8 of 128 x 128, both one wave: the smaller block.
 // WGMMA-LABEL: func @narrow
-// WGMMA: block = [128, 128, 64]
-func.func @narrow(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.matmul ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
+// WGMMA: block = [64, 128, 64]
+func.func @narrow(%a: memref<1024x256xf16>, %b: memref<256x128xf16>, %c: memref<1024x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x256xf16>, memref<256x128xf16>) outs(%c : memref<1024x128xf32>)
   return
 }
 

@@ -11,11 +11,13 @@
 // again, and the first thread stores the piece and commits it. The last
 // stores are waited for once the tiles are done.
 // An f16 C that the matmul adds into keeps the warps' own stores: it reads C.
-// RUN: pit-opt %s --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
+// (multiprocessors=1: one multiprocessor takes every tile, so the strategy
+// keeps its widest block, 128 x 256.)
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a multiprocessors=1" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
 // Blocks that are not warp-specialised multiply with wgmma too, and keep
 // their own stores: a warpgroup done with its last chunk cannot tell that
 // the other one is, to reuse B's stages.
-// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=PLAIN
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-LABEL: func.func @written(
 // CHECK-SAME: %[[A:[^:]+]]: memref<256x256xf16>, %[[B:[^:]+]]: memref<256x512xf16>, %[[C:[^:]+]]: memref<256x512xf16>)

@@ -18,16 +18,17 @@
 // in both blocks (16 arrivals a phase, at the block's scope: the warp only
 // read it), a tile's last one before the tile is written back. The blocks
 // of a cluster meet after setting up their mbarriers (fenced for the async
-// proxy and the cluster) and before they leave.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
+// proxy and the cluster) and before they leave. (multiprocessors=1: one
+// multiprocessor takes every tile, so the strategy keeps its widest block.)
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
 // Blocks outside clusters: each copies all of B (4 copies), frees a stage
 // in its own mbarrier (8 arrivals a phase), and meets only its own warps.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a mma-cluster-blocks=1" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=SINGLE
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-cluster-blocks=1" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=SINGLE
 // With cp.async instead: every lane of the copying warpgroup copies its
 // share, its copies arriving on the full mbarrier as they land.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a mma-tensor-copies=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=CPASYNC
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-tensor-copies=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=CPASYNC
 // Without specialisation: 256 threads, 3 stages, a block barrier a chunk.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=PLAIN
+// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=PLAIN
 
 // CHECK: func.func private @pitCudaMultiprocessorCount() -> i64
 // CHECK: func.func private @pitCudaTensorMap2D(i64, i64, i64, i64, i64) -> i64
