@@ -3,6 +3,7 @@ PIT against cuBLAS on the same inputs, in two steps.
 
     python3 bench/suite.py compile BUILD_DIR OUT_DIR     # here, no GPU
     python3 bench/suite.py run OUT_DIR [--reps N]        # on the GPU machine
+    python3 bench/suite.py report OUT_DIR/suite.json     # the tables, markdown
 
 Shapes: Llama-3-8B's projections (4096->4096, 4096->1024, 4096->14336,
 14336->4096) and OPT-6.7B's FFN (4096->16384, 16384->4096), at M = 1024,
@@ -211,9 +212,36 @@ def summarize(results):
               f"geomean {geomean(ratios):.2f}, best {max(ratios):.2f} ({len(ratios)} shapes)")
 
 
+def report(results):
+    """The suite's tables in markdown: per shape, cuBLAS's time and
+    cuBLAS / PIT for each dense block and for each STile at each sparsity;
+    then the summary."""
+    dense = [r for r in results if r["sparsity"] == 0.0]
+    blocks = list(dense[0]["dense"])
+    print("| shape (M, K, N) | held out | cuBLAS ms | " + " | ".join(b[6:] for b in blocks) + " |")
+    print("|---" * (3 + len(blocks)) + "|")
+    for r in dense:
+        print(f"| {r['m']}, {r['k']}, {r['n']} | {'yes' if is_held_out(r) else ''} | "
+              f"{r['cublas']:.3f} | " + " | ".join(
+                  f"{r['cublas'] / r['dense'][b]:.2f}" if b in r["dense"] else "-"
+                  for b in blocks) + " |")
+    sparse = [r for r in results if r["sparsity"] > 0.0]
+    columns = sorted({(r["sparsity"], r["micro"]) for r in sparse})
+    table = {}
+    for r in sparse:
+        table.setdefault((r["m"], r["k"], r["n"]), {})[(r["sparsity"], r["micro"])] = (
+            r["cublas"] / r["stile"])
+    print("\n| shape (M, K, N) | " + " | ".join(f"{m} {s:.0%}" for s, m in columns) + " |")
+    print("|---" * (1 + len(columns)) + "|")
+    for shape, ratios in table.items():
+        print(f"| {', '.join(map(str, shape))} | " + " | ".join(
+            f"{ratios[c]:.2f}" for c in columns) + " |")
+    summarize(results)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("step", choices=["compile", "run", "summary"])
+    parser.add_argument("step", choices=["compile", "run", "report"])
     parser.add_argument("dirs", nargs="+")
     parser.add_argument("--reps", type=int, default=20)
     args = parser.parse_args()
@@ -222,7 +250,7 @@ def main():
     elif args.step == "run":
         run_suite(pathlib.Path(args.dirs[0]), args.reps)
     else:
-        summarize(json.loads(pathlib.Path(args.dirs[0]).read_text()))
+        report(json.loads(pathlib.Path(args.dirs[0]).read_text()))
 
 
 if __name__ == "__main__":
