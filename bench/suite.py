@@ -55,9 +55,21 @@ MICRO_TILES = [("32x1", 2), ("1x64", 0), ("16x16", 2), ("32x64", 2)]
 SPARSITIES = [0.5, 0.9, 0.99]
 DTYPE = "f16"
 
-DENSE_CLEARED = kernels.MATMUL_CLEARED.replace(
-    "linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}",
-    "linalg.matmul {config}")
+SPARSE_MARK = "linalg.matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}"
+DENSE_CLEARED = kernels.MATMUL_CLEARED.replace(SPARSE_MARK, "linalg.matmul {config}")
+# The other forms, dense, as the strategy lowers them: linalg.matmul's own
+# C += A x B (against cuBLAS's in-place addmm), and y = x W^T with W in
+# nn.Linear's layout, N x K (against F.linear).
+DENSE_ACCUMULATE = kernels.MATMUL.replace(SPARSE_MARK, "linalg.matmul")
+DENSE_TRANSPOSED_B = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %w: memref<{n}x{k}x{t}>, %c: memref<{m}x{n}x{t}>) {{
+  %zero = arith.constant 0.0 : {t}
+  linalg.fill ins(%zero : {t}) outs(%c : memref<{m}x{n}x{t}>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %w : memref<{m}x{k}x{t}>, memref<{n}x{k}x{t}>) outs(%c : memref<{m}x{n}x{t}>)
+  return
+}}
+"""
+FORMS = {"accumulate": DENSE_ACCUMULATE, "transposed_b": DENSE_TRANSPOSED_B}
 
 
 def shapes():
@@ -97,6 +109,7 @@ def libraries(m, k, n):
     out = [(f"dense_{r}x{c}", DENSE_CLEARED.format(config=dense_config((r, c)), **params), 2)
            for r, c in DENSE_BLOCKS if m % r == 0 and n % c == 0]
     out.append(("dense_strategy", DENSE_CLEARED.format(config="", **params), 2))
+    out += [(f"form_{form}", text.format(**params), 2) for form, text in FORMS.items()]
     out += [(f"stile_{micro}", kernels.MATMUL_CLEARED.format(mt=micro, **params), loop)
             for micro, loop in MICRO_TILES]
     return out
@@ -165,6 +178,12 @@ def run_suite(directory, reps):
         results.append(row)
         print(json.dumps(row), flush=True)
         del ref
+        row = {"shape": name, "m": m, "k": k, "n": n, "sparsity": 0.0, "forms": {}}
+        for form in FORMS:
+            row["forms"][form] = time_form(form, libs.get(f"form_{form}"), dense_a, b, c,
+                                           reps, reference, medians_ms, random)
+        results.append(row)
+        print(json.dumps(row), flush=True)
         for sparsity in SPARSITIES:
             for micro, _ in MICRO_TILES:
                 stem = f"stile_{micro}"
@@ -187,6 +206,33 @@ def run_suite(directory, reps):
     summarize(results)
 
 
+def time_form(form, kern, inputs, b, c, reps, reference, medians_ms, random):
+    """cuBLAS / PIT and PIT's error for one of FORMS, or None without a
+    library; with no more than 3 rounds (a form PIT runs as SIMT kernels
+    takes seconds a call at the largest shapes)."""
+    import torch
+    from compiled_library import relative_error
+    if kern is None:
+        return None
+    if form == "accumulate":
+        start = random(*c.shape, dtype=c.dtype)
+        c.copy_(start)
+        kern(inputs[0], b, c)
+        torch.cuda.synchronize()
+        error = relative_error(c, start.double() + reference(inputs[0], b))
+        peer, mine = (lambda a: c.addmm_(a, b)), (lambda a: kern(a, b, c))
+    else:
+        weight = b.t().contiguous()
+        c.copy_(random(*c.shape, dtype=c.dtype))
+        kern(inputs[0], weight, c)
+        torch.cuda.synchronize()
+        error = relative_error(c, reference(inputs[0], b))
+        peer = lambda a: torch.nn.functional.linear(a, weight)  # noqa: E731
+        mine = lambda a: kern(a, weight, c)  # noqa: E731
+    times = medians_ms([peer, mine], inputs, min(reps, 3))
+    return {"cublas": times[0], "pit": times[1], "error": error}
+
+
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
@@ -195,6 +241,12 @@ def summarize(results):
     """cuBLAS / PIT per library kind: worst case and geometric mean."""
     kinds = {}
     for row in results:
+        if "forms" in row:
+            for form, figures in row["forms"].items():
+                if figures:
+                    kinds.setdefault((f"form {form}", 0.0), []).append(
+                        figures["cublas"] / figures["pit"])
+            continue
         if row["sparsity"] == 0.0 and is_held_out(row):
             kinds.setdefault(("strategy, held out", 0.0), []).append(
                 row["cublas"] / row["dense"]["dense_strategy"])
@@ -216,7 +268,7 @@ def report(results):
     """The suite's tables in markdown: per shape, cuBLAS's time and
     cuBLAS / PIT for each dense block and for each STile at each sparsity;
     then the summary."""
-    dense = [r for r in results if r["sparsity"] == 0.0]
+    dense = [r for r in results if r["sparsity"] == 0.0 and "dense" in r]
     blocks = list(dense[0]["dense"])
     print("| shape (M, K, N) | held out | cuBLAS ms | " + " | ".join(b[6:] for b in blocks) + " |")
     print("|---" * (3 + len(blocks)) + "|")

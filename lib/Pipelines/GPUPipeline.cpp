@@ -21,6 +21,8 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createPITCheckElementTypes());
   pm.addPass(createPITDecomposeAggregatedOps());
   addBufferizationPasses(pm);
+  // B read k by k, as the tensor-core kernels read it.
+  pm.addPass(createPITTransposeMatmulB());
   pm.addPass(createPITVerifyDynamicExtents());
   pm.addPass(createPITSparsify(options.getSparsifyOptions()));
   // The strategy, then the kernels it chose.

@@ -293,6 +293,32 @@ def PITCheckElementTypes : Pass<"pit-check-element-types", "ModuleOp"> {
   }];
 }
 
+def PITTransposeMatmulB : Pass<"pit-transpose-matmul-b"> {
+  let summary = "Gives a matmul whose B is stored n by k (y = x W^T) a "
+                "k-by-n copy of B";
+  let description = [{
+    `y = x W^T` with W in `nn.Linear`'s layout (N x K) is a matmul whose B
+    operand has the map `(m, n, k) -> (n, k)`. PIT's tensor-core kernels
+    read B k by k (`(m, n, k) -> (k, n)`), and anything else runs as SIMT
+    kernels, three orders of magnitude slower than cuBLAS on an H200
+    (docs/benchmarks/2026-11-29-H200-suite.md). This pass copies such a B
+    into a new K x N buffer with `linalg.transpose` right before the op,
+    points the op at the copy with the usual map, and frees the copy right
+    after: one read and one write of W a call, which the kernels then make
+    up for. (Reading B n by k in the kernels themselves is the next step.)
+
+    Matches: linalg matmuls (a `linalg.matmul` with indexing maps, or a
+    generic) on buffers, three loops, maps `(m, k)`, `(n, k)`, `(m, n)`,
+    and a contraction body. Leaves alone, with a remark, such an op whose
+    `pit.sparse` mark is on B (a copy would move the pattern away from the
+    buffer the program fills), and every other op.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def PITVerifyDynamicExtents : Pass<"pit-verify-dynamic-extents"> {
   let summary = "Checks at run time that the extents a linalg op ties "
                 "together agree, where one is dynamic";

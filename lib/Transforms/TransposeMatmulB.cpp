@@ -1,0 +1,98 @@
+//===- TransposeMatmulB.cpp - A k-by-n copy of a matmul's B ---------------===//
+//
+// pit-transpose-matmul-b: y = x W^T on buffers becomes a transpose of W into
+// a temporary and the matmul PIT's tensor-core kernels take.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PIT/Dialect/PIT/IR/PITAttrs.h"
+#include "PIT/Dialect/PIT/IR/PITDialect.h"
+#include "PIT/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pit {
+#define GEN_PASS_DEF_PITTRANSPOSEMATMULB
+#include "PIT/Transforms/Passes.h.inc"
+} // namespace mlir::pit
+
+using namespace mlir;
+using namespace mlir::pit;
+
+namespace {
+
+/// `(d0, d1, d2) -> (d<r0>, d<r1>)`.
+AffineMap getOperandMap(MLIRContext *context, unsigned r0, unsigned r1) {
+  return AffineMap::get(3, 0,
+                        {getAffineDimExpr(r0, context),
+                         getAffineDimExpr(r1, context)},
+                        context);
+}
+
+/// Whether `op` is a matmul on buffers whose B is stored n by k.
+bool readsBByN(linalg::LinalgOp op) {
+  MLIRContext *context = op.getContext();
+  return op.hasPureBufferSemantics() && op.getNumDpsInputs() == 2 &&
+         op.getNumDpsInits() == 1 && op.getNumLoops() == 3 &&
+         linalg::isaContractionOpInterface(op) &&
+         isa<MemRefType>(op.getDpsInputs()[1].getType()) &&
+         op.getIndexingMapsArray() ==
+             SmallVector<AffineMap>{getOperandMap(context, 0, 2),
+                                    getOperandMap(context, 1, 2),
+                                    getOperandMap(context, 0, 1)};
+}
+
+/// Copies `op`'s B into a new k-by-n buffer before it and reads that.
+void transposeB(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  Value weight = op.getDpsInputs()[1];
+  auto weightType = cast<MemRefType>(weight.getType());
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> dynamicSizes;
+  for (int64_t dim : {1, 0})
+    if (weightType.isDynamicDim(dim))
+      dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, weight, dim));
+  auto copyType = MemRefType::get(
+      {weightType.getDimSize(1), weightType.getDimSize(0)},
+      weightType.getElementType());
+  Value copy = memref::AllocOp::create(rewriter, loc, copyType, dynamicSizes);
+  linalg::TransposeOp::create(rewriter, loc, weight, copy,
+                              ArrayRef<int64_t>{1, 0});
+  MLIRContext *context = op.getContext();
+  SmallVector<Attribute> maps{AffineMapAttr::get(getOperandMap(context, 0, 2)),
+                              AffineMapAttr::get(getOperandMap(context, 2, 1)),
+                              AffineMapAttr::get(getOperandMap(context, 0, 1))};
+  rewriter.modifyOpInPlace(op, [&] {
+    op->setOperand(1, copy);
+    op->setAttr("indexing_maps", rewriter.getArrayAttr(maps));
+  });
+  rewriter.setInsertionPointAfter(op);
+  memref::DeallocOp::create(rewriter, loc, copy);
+}
+
+struct PITTransposeMatmulBPass
+    : public pit::impl::PITTransposeMatmulBBase<PITTransposeMatmulBPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> matmuls;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (readsBByN(op))
+        matmuls.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : matmuls) {
+      auto mark =
+          op->getAttrOfType<SparseAttr>(PITDialect::getSparseAttrName());
+      if (mark && mark.getOperand() == 1) {
+        op->emitRemark("pit-transpose-matmul-b: left alone: B is stored n "
+                       "by k and marked sparse; a copy would move the "
+                       "pattern away from the buffer the program fills");
+        continue;
+      }
+      transposeB(rewriter, op);
+    }
+  }
+};
+
+} // namespace
