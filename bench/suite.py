@@ -277,6 +277,16 @@ def report(results):
               f"{r['cublas']:.3f} | " + " | ".join(
                   f"{r['cublas'] / r['dense'][b]:.2f}" if b in r["dense"] else "-"
                   for b in blocks) + " |")
+    forms = [r for r in results if "forms" in r]
+    if forms:
+        names = list(forms[0]["forms"])
+        print("\n| shape (M, K, N) | " + " | ".join(
+            f"{form}: cuBLAS ms | PIT ms | cuBLAS / PIT" for form in names) + " |")
+        print("|---" * (1 + 3 * len(names)) + "|")
+        for r in forms:
+            print(f"| {r['m']}, {r['k']}, {r['n']} | " + " | ".join(
+                f"{f['cublas']:.3f} | {f['pit']:.3f} | {f['cublas'] / f['pit']:.2f}"
+                for f in r["forms"].values()) + " |")
     sparse = [r for r in results if r["sparsity"] > 0.0]
     columns = sorted({(r["sparsity"], r["micro"]) for r in sparse})
     table = {}
