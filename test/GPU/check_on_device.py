@@ -80,6 +80,12 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
                 if template is not kernels.MATMUL_CLEARED:
                     ref += c.double()
                 args = (a, b, c)
+            elif template in (kernels.LINEAR, kernels.LINEAR_DENSE):
+                a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
+                w = rand(params["n"], params["k"])
+                c = rand(params["m"], params["n"], dtype=TORCH_DTYPE[params["ct"]])
+                ref = a.double() @ w.double().t()
+                args = (a, w, c)
             elif template is kernels.COUNT:
                 a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
                 # Poison: every count is written, none is added to.

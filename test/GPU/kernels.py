@@ -59,6 +59,19 @@ MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n
 }}
 """
 
+# y = x W^T with W in nn.Linear's layout (N x K), y cleared first:
+# pit-transpose-matmul-b gives the matmul a k-by-n copy of W.
+LINEAR_MARK = "{{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}} "
+LINEAR = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %w: memref<{n}x{k}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
+  %zero = arith.constant 0.0 : {ct}
+  linalg.fill ins(%zero : {ct}) outs(%c : memref<{m}x{n}x{ct}>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      """ + LINEAR_MARK + """ins(%a, %w : memref<{m}x{k}x{t}>, memref<{n}x{k}x{t}>) outs(%c : memref<{m}x{n}x{ct}>)
+  return
+}}
+"""
+LINEAR_DENSE = LINEAR.replace(LINEAR_MARK, "")
+
 BATCH_MATMUL = """func.func @kernel(%a: memref<{b}x{m}x{k}x{t}>, %b: memref<{b}x{k}x{n}x{t}>, %c: memref<{b}x{m}x{n}xf32>) {{
   linalg.batch_matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
       ins(%a, %b : memref<{b}x{m}x{k}x{t}>, memref<{b}x{k}x{n}x{t}>) outs(%c : memref<{b}x{m}x{n}xf32>)
@@ -184,6 +197,11 @@ def cases():
     out.append(("small_matmul_tensor_temporary_256_32x1_2",
                 MATMUL_TENSOR_TEMPORARY,
                 dict(m=256, n=256, k=256, t="f16", mt="32x1"), 2, False))
+    # y = x W^T: the dense tensor-core kernel, and a 32x1 STile, on W's copy.
+    out.append(("small_linear_dense_256x512", LINEAR_DENSE,
+                dict(m=256, n=512, k=256, t="f16", ct="f16", mt="32x1"), -1, False))
+    out.append(("small_linear_256x512_32x1_2", LINEAR,
+                dict(m=256, n=512, k=256, t="f16", ct="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1"), 2, False))
     # Compiled for sm_80: no dependent launches (griddepcontrol needs sm_90),
