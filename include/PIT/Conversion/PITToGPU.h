@@ -14,8 +14,9 @@
 //      queries);
 //   3. scans: populateMicroTileScanPatterns (after the STiles, which may ask
 //      a detection to write a compacted copy);
-//   4. host code: populateHostCodePatterns (after the kernels, so that only
-//      the linalg ops no kernel took become grid-stride kernels);
+//   4. host code: populateHostCodePatterns and
+//      populateTiledTransposePatterns (after the kernels, so that only the
+//      linalg ops no kernel took become grid-stride kernels);
 //   5. choice: populateDeviceSelectionPatterns (last: it guards every
 //      kernel of the variants).
 //
@@ -73,6 +74,10 @@ void populateMicroTileScanPatterns(RewritePatternSet &patterns,
 /// linalg ops left as grid-stride kernels.
 void populateHostCodePatterns(RewritePatternSet &patterns,
                               int64_t threadsPerBlock);
+
+/// 2-D linalg.transpose of whole 32 x 32 tiles as a kernel that moves each
+/// tile through shared memory (outranks the grid-stride kernel).
+void populateTiledTransposePatterns(RewritePatternSet &patterns);
 
 /// pit.select as a choosing kernel whose choice guards the variants'.
 void populateDeviceSelectionPatterns(RewritePatternSet &patterns,

@@ -111,6 +111,7 @@ struct ConvertPITToGPUPass
       populateSimtSTilePatterns(stiles, threadsPerBlock);
       populateMicroTileScanPatterns(scans, threadsPerBlock, state);
       populateHostCodePatterns(host, threadsPerBlock);
+      populateTiledTransposePatterns(host);
       populateDeviceSelectionPatterns(choice, state);
       for (RewritePatternSet *stage :
            {&stiles, &denseOps, &scans, &host, &choice})
