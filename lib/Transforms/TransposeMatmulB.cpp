@@ -23,25 +23,23 @@ using namespace mlir::pit;
 
 namespace {
 
-/// `(d0, d1, d2) -> (d<r0>, d<r1>)`.
-AffineMap getOperandMap(MLIRContext *context, unsigned r0, unsigned r1) {
-  return AffineMap::get(3, 0,
-                        {getAffineDimExpr(r0, context),
-                         getAffineDimExpr(r1, context)},
-                        context);
+/// The maps of a matmul over loops (m, n, k) that reads B by `bLoops`:
+/// A (m, k), B `bLoops`, C (m, n).
+SmallVector<AffineMap> getMatmulMaps(MLIRContext *context,
+                                     ArrayRef<unsigned> bLoops) {
+  auto map = [&](ArrayRef<unsigned> loops) {
+    return AffineMap::getMultiDimMapWithTargets(3, loops, context);
+  };
+  return {map({0, 2}), map(bLoops), map({0, 1})};
 }
 
 /// Whether `op` is a matmul on buffers whose B is stored n by k.
 bool readsBByN(linalg::LinalgOp op) {
-  MLIRContext *context = op.getContext();
   return op.hasPureBufferSemantics() && op.getNumDpsInputs() == 2 &&
          op.getNumDpsInits() == 1 && op.getNumLoops() == 3 &&
          linalg::isaContractionOpInterface(op) &&
          isa<MemRefType>(op.getDpsInputs()[1].getType()) &&
-         op.getIndexingMapsArray() ==
-             SmallVector<AffineMap>{getOperandMap(context, 0, 2),
-                                    getOperandMap(context, 1, 2),
-                                    getOperandMap(context, 0, 1)};
+         op.getIndexingMapsArray() == getMatmulMaps(op.getContext(), {1, 2});
 }
 
 /// Copies `op`'s B into a new k-by-n buffer before it and reads that.
@@ -60,10 +58,9 @@ void transposeB(RewriterBase &rewriter, linalg::LinalgOp op) {
   Value copy = memref::AllocOp::create(rewriter, loc, copyType, dynamicSizes);
   linalg::TransposeOp::create(rewriter, loc, weight, copy,
                               ArrayRef<int64_t>{1, 0});
-  MLIRContext *context = op.getContext();
-  SmallVector<Attribute> maps{AffineMapAttr::get(getOperandMap(context, 0, 2)),
-                              AffineMapAttr::get(getOperandMap(context, 2, 1)),
-                              AffineMapAttr::get(getOperandMap(context, 0, 1))};
+  SmallVector<Attribute> maps = llvm::map_to_vector(
+      getMatmulMaps(op.getContext(), {2, 1}),
+      [](AffineMap map) -> Attribute { return AffineMapAttr::get(map); });
   rewriter.modifyOpInPlace(op, [&] {
     op->setOperand(1, copy);
     op->setAttr("indexing_maps", rewriter.getArrayAttr(maps));

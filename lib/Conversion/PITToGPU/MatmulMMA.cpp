@@ -464,11 +464,13 @@ FailureOr<MatmulTile> analyzeDenseMatmul(linalg::LinalgOp op) {
 
 /// The blocks a dense matmul may get on a chip with wgmma, each with the
 /// share of the widest block's throughput it reaches when the matmul fills
-/// every multiprocessor many times over. Measured on an H200 over the 18
-/// shapes of bench/suite.py (Llama-3-8B and OPT-6.7B projections at 1k to
-/// 16k tokens), cuBLAS / PIT: 128 x 256 1.00 where tiles are many, 128 x 128
-/// 0.82-0.88, 64 x 256 0.80-0.90, 64 x 128 0.47-0.52
-/// (docs/benchmarks/2026-11-29-H200-suite.md).
+/// every multiprocessor many times over: set from a first H200 run over the
+/// 18 shapes of bench/suite.py (Llama-3-8B and OPT-6.7B projections at 1k
+/// to 16k tokens; that run's file was not kept). The next run, on its 13
+/// shapes of at least two waves of 128 x 256 tiles, cuBLAS / PIT: 128 x 256
+/// 0.91-1.03, 128 x 128 0.77-0.91, 64 x 256 0.66-0.91, 64 x 128 0.46-0.59
+/// (`git show 8b57a3a:docs/benchmarks/2026-11-29-H200-suite-results.json`;
+/// the latest run: docs/benchmarks/2026-11-29-H200-suite.md).
 struct DenseBlockCandidate {
   int64_t rows, columns;
   double relativeThroughput;
@@ -577,8 +579,8 @@ namespace {
 /// outside any STile: the dense fallback of run-time selection, and any
 /// plain matmul of a PIT program. The same kernel as the matmul STile
 /// gathered along k, walking all of k with the blocks of `op`'s
-/// #pit.mma_config, or of the default strategy (128 x 128, 128 x 256 with
-/// wgmma); a zero fill of C right before it is folded into its stores.
+/// #pit.mma_config, or of the default strategy (chooseDenseConfig); a zero
+/// fill of C right before it is folded into its stores.
 LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
                                const ChipFacts &chip) {
   FailureOr<MatmulTile> analyzed = analyzeDenseMatmul(op);

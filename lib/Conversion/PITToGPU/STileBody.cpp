@@ -32,7 +32,5 @@ bool mlir::pit::isGatheredRead(SReadOp read, int64_t axis, int64_t micro) {
 
 AffineMap mlir::pit::getOperandMap(MLIRContext *context, unsigned r0,
                                    unsigned r1) {
-  return AffineMap::get(
-      3, 0, {getAffineDimExpr(r0, context), getAffineDimExpr(r1, context)},
-      context);
+  return AffineMap::getMultiDimMapWithTargets(3, {r0, r1}, context);
 }

@@ -18,8 +18,6 @@
 
 namespace mlir::pit {
 
-/// A compacted copy of a sparse operand that the detection writes for an
-/// STile kernel to read (see buildVectorizedDetection).
 /// What the strategy (pit-gpu-strategy's options) asks of a tensor-core
 /// matmul block; a value the tile does not allow falls back to the STile's
 /// own tile.
