@@ -1,7 +1,7 @@
 //===- TransposeMatmulB.cpp - A k-by-n copy of a matmul's B ---------------===//
 //
 // pit-transpose-matmul-b: y = x W^T on buffers becomes a transpose of W into
-// a temporary and the matmul PIT's tensor-core kernels take.
+// a temporary and the matmul PIT's sparse tensor-core kernels take.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +42,19 @@ bool readsBByN(linalg::LinalgOp op) {
          op.getIndexingMapsArray() == getMatmulMaps(op.getContext(), {1, 2});
 }
 
+/// Whether `op` stays as it is for the GPU lowering's dense matmul kernel:
+/// an unmarked matmul with static extents, whose kernel copies B's chunks
+/// as B is stored (by TMA, where wgmma takes them so), or copies B k by n
+/// itself. pit-sparsify's tiles of a marked one, and the SIMT kernels of
+/// dynamic extents, read B k by n.
+bool isLeftToDenseKernels(linalg::LinalgOp op) {
+  return !op->hasAttr(PITDialect::getSparseAttrName()) &&
+         op.hasOnlyProjectedPermutations() &&
+         llvm::all_of(op->getOperandTypes(), [](Type type) {
+           return cast<ShapedType>(type).hasStaticShape();
+         });
+}
+
 /// Copies `op`'s B into a new k-by-n buffer before it and reads that.
 void transposeB(RewriterBase &rewriter, linalg::LinalgOp op) {
   Location loc = op.getLoc();
@@ -74,7 +87,7 @@ struct PITTransposeMatmulBPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> matmuls;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (readsBByN(op))
+      if (readsBByN(op) && !isLeftToDenseKernels(op))
         matmuls.push_back(op);
     });
     IRRewriter rewriter(&getContext());

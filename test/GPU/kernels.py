@@ -200,6 +200,13 @@ def cases():
     # y = x W^T: the dense tensor-core kernel, and a 32x1 STile, on W's copy.
     out.append(("small_linear_dense_256x512", LINEAR_DENSE,
                 dict(m=256, n=512, k=256, t="f16", ct="f16", mt="32x1"), -1, False))
+    # y = x W^T dense: on sm_90a the kernel copies W's chunks n by k with
+    # the TMA (wgmma's k-major B); on sm_80 it reads a k-by-n copy it makes.
+    out.append(("small_linear_dense_bf16_192x384x320", LINEAR_DENSE,
+                dict(m=192, n=384, k=320, t="bf16", ct="f32", mt="32x1"), -1, False))
+    out.append(("small_linear_dense_sm80_256x512", LINEAR_DENSE,
+                dict(m=256, n=512, k=256, t="f16", ct="f16", mt="32x1",
+                     chip="sm_80"), -1, False))
     out.append(("small_linear_256x512_32x1_2", LINEAR,
                 dict(m=256, n=512, k=256, t="f16", ct="f16", mt="32x1"), 2, False))
     out.append(("small_matmul_cleared_256_32x1_2", MATMUL_CLEARED,

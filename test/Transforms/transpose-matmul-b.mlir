@@ -1,6 +1,8 @@
 // pit-transpose-matmul-b copies a B stored n by k (y = x W^T, nn.Linear's
 // layout) into a k-by-n buffer, freed after the matmul, which then reads B
-// k by k as the tensor-core kernels do.
+// k by n as the sparse tensor-core kernels do: for a marked matmul, or one
+// with dynamic extents. The dense kernel reads an unmarked static one as it
+// is (test/Conversion/PITToGPU/pit-to-gpu-dense-b-by-n.mlir).
 // RUN: pit-opt %s -split-input-file --pit-transpose-matmul-b 2>/dev/null | FileCheck %s
 // RUN: pit-opt %s -split-input-file --pit-transpose-matmul-b 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
@@ -73,5 +75,21 @@ func.func @sparse_weight(%x: memref<64x32xf16>, %w: memref<16x32xf16>, %y: memre
 // CHECK: return
 func.func @plain(%x: memref<64x32xf16>, %w: memref<32x16xf16>, %y: memref<64x16xf32>) {
   linalg.matmul ins(%x, %w : memref<64x32xf16>, memref<32x16xf16>) outs(%y : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// Unmarked, static: left to the dense kernel, which reads W as stored.
+// CHECK-LABEL: func @dense_linear
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%{{.*}}, %{{.*}} : memref<64x32xf16>, memref<16x32xf16>)
+func.func @dense_linear(%x: memref<64x32xf16>, %w: memref<16x32xf16>, %y: memref<64x16xf32>) {
+  linalg.matmul indexing_maps = [#a, #w, #c]
+      ins(%x, %w : memref<64x32xf16>, memref<16x32xf16>) outs(%y : memref<64x16xf32>)
   return
 }

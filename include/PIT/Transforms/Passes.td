@@ -298,20 +298,23 @@ def PITTransposeMatmulB : Pass<"pit-transpose-matmul-b"> {
                 "k-by-n copy of B";
   let description = [{
     `y = x W^T` with W in `nn.Linear`'s layout (N x K) is a matmul whose B
-    operand has the map `(m, n, k) -> (n, k)`. PIT's tensor-core kernels
-    read B k by k (`(m, n, k) -> (k, n)`), and anything else runs as SIMT
-    kernels, three orders of magnitude slower than cuBLAS on an H200
-    (docs/benchmarks/2026-11-29-H200-suite.md). This pass copies such a B
-    into a new K x N buffer with `linalg.transpose` right before the op,
-    points the op at the copy with the usual map, and frees the copy right
-    after: one read and one write of W a call, which the kernels then make
-    up for. (Reading B n by k in the kernels themselves is the next step.)
+    operand has the map `(m, n, k) -> (n, k)`. The tensor-core kernels of
+    pit-sparsify's tiles read B k by n (`(m, n, k) -> (k, n)`), and
+    anything else runs as SIMT kernels, three orders of magnitude slower
+    than cuBLAS on an H200. This pass copies such a B into a new K x N
+    buffer with `linalg.transpose` right before the op, points the op at
+    the copy with the usual map, and frees the copy right after: one read
+    and one write of W a call, which the sparse kernels then make up for.
 
     Matches: linalg matmuls (a `linalg.matmul` with indexing maps, or a
     generic) on buffers, three loops, maps `(m, k)`, `(n, k)`, `(m, n)`,
-    and a contraction body. Leaves alone, with a remark, such an op whose
-    `pit.sparse` mark is on B (a copy would move the pattern away from the
-    buffer the program fills), and every other op.
+    and a contraction body, that carry a `pit.sparse` mark or have a
+    dynamic extent. An unmarked one with static extents stays as it is:
+    the dense matmul kernel of convert-pit-to-gpu copies B's chunks as B
+    is stored (by TMA, where wgmma reads them so), or makes the copy
+    itself. Leaves alone, with a remark, such an op whose `pit.sparse`
+    mark is on B (a copy would move the pattern away from the buffer the
+    program fills), and every other op.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",

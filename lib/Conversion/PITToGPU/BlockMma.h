@@ -227,6 +227,16 @@ public:
   void copy(Value tile, Value stage, Value row, Value column, Value src,
             ValueRange srcIndices, Value valid);
 
+  /// Takes B's chunks as n rows of k (B stored n by k, as nn.Linear's W):
+  /// wgmma's own layout for B (k-major, rows of 128 bytes swizzled like
+  /// A's), which the TMA copies of a B stored so land in. Warp-specialised
+  /// wgmma blocks that copy with TMA only: sB keeps its k x n type (the
+  /// same bytes), which the other paths would index wrongly.
+  void takeBStoredByN() {
+    assert(warpgroup && "B stored n by k is read by wgmma only");
+    bStoredByN = true;
+  }
+
   /// Copies rows [k0, k0 + k) of B's columns [n0, n0 + n) into `stage` of
   /// sB with the TMA (one thread; `mapB`: the device address, i64, of B's
   /// tensor map in boxes of k x 64), in the layout wgmma reads. The
@@ -451,6 +461,9 @@ private:
   /// k x 128 bytes, lie k * 128 bytes apart, groups of 8 k rows 1024 bytes
   /// apart, and a k16 step is two groups.
   Value mnMajorDescriptor(Value tileAddress, Value stageBytes, int64_t k16);
+  /// wgmma's descriptor of a k-major tile (rows of 64 of k, 128 bytes)
+  /// `stageBytes` (an index) past `tileAddress` (i64), at k16 step `k16`.
+  Value kMajorDescriptor(Value tileAddress, Value stageBytes, int64_t k16);
   /// The compacted k at which chunk `chunk` starts.
   Value chunkStart(Value chunk);
   /// Where `present`: issues the copies of the chunk at k0 into `stage`
@@ -480,6 +493,7 @@ private:
   MmaTileShape shape;
   int64_t stages;
   bool aStoredByK;
+  bool bStoredByN = false;
   bool warpgroup;
   int64_t columnWarpgroups;
   int64_t clusterBlocks;
@@ -522,7 +536,8 @@ private:
                         Value full, Value multicastMask);
   /// The TMA copies of B's 64-column blocks [firstBlock, firstBlock +
   /// numBlocks) of rows [k0, k0 + k) from column n0 (`mapB`: boxes of k x
-  /// 64) into `stage` of sB, as copyBoxIntoStage.
+  /// 64, or of 64 x k with B stored n by k) into `stage` of sB, as
+  /// copyBoxIntoStage.
   void copyBlocksOfB(Value mapB, Value stage, Value n0, Value k0,
                      Value firstBlock, int64_t numBlocks, Value full,
                      Value multicastMask);

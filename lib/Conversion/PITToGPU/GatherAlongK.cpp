@@ -180,7 +180,10 @@ void GatherAlongKKernel::buildLaunch() {
   Value gridBlocks, tileCounter;
   if (plan.tensorCopies) {
     mapA = buildTensorMapAtEntry(b, loc, t.a, s.m, s.k);
-    mapB = buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleRowElements);
+    // Boxes of B's chunk k x 64, or of 64 rows of n x k stored n by k.
+    mapB = t.bByN
+               ? buildTensorMapAtEntry(b, loc, t.b, kSwizzleRowElements, s.k)
+               : buildTensorMapAtEntry(b, loc, t.b, s.k, kSwizzleRowElements);
   }
   if (plan.tensorStores)
     mapC = buildTensorMapAtEntry(b, loc, t.c, 64, BlockMma::kStagedColumns);
@@ -211,6 +214,10 @@ void GatherAlongKKernel::buildLaunch() {
               /*columnWarpgroups=*/1,
               /*otherWarpgroups=*/plan.specialized ? 1 : 0,
               /*replicas=*/1, plan.clusterBlocks, gridBlocks, tileCounter);
+  assert((!t.bByN || plan.tensorCopies) &&
+         "only the TMA copies read a B stored n by k");
+  if (t.bByN)
+    mma->takeBStoredByN();
   if (tileCounter) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(mma->launch);

@@ -422,7 +422,8 @@ constexpr int64_t kDenseBlockRows = 128, kDenseBlockColumns = 128,
                   kDenseChunk = 64;
 
 /// Recognises a dense `C += A x B` (linalg.matmul, or a generic with its
-/// maps) on static, contiguous f16/bf16 A and B and f32 (or f16/bf16) C.
+/// maps; B stored k by n, or n by k as in y = x W^T) on static, contiguous
+/// f16/bf16 A and B and f32 (or f16/bf16) C.
 FailureOr<MatmulTile> analyzeDenseMatmul(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 3 ||
@@ -431,12 +432,14 @@ FailureOr<MatmulTile> analyzeDenseMatmul(linalg::LinalgOp op) {
   auto map = [&](unsigned r0, unsigned r1) {
     return getOperandMap(op.getContext(), r0, r1);
   };
-  if (op.getIndexingMapsArray() !=
-      SmallVector<AffineMap>{map(0, 2), map(2, 1), map(0, 1)})
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[0] != map(0, 2) || maps[2] != map(0, 1) ||
+      (maps[1] != map(2, 1) && maps[1] != map(1, 2)))
     return failure();
   MatmulTile tile;
   tile.batched = false;
   tile.alongM = false;
+  tile.bByN = maps[1] == map(1, 2);
   tile.a = op.getDpsInputs()[0];
   tile.b = op.getDpsInputs()[1];
   tile.c = op.getDpsInits()[0];
@@ -576,12 +579,34 @@ mlir::pit::chooseMatmulConfig(Operation *op, const MmaStrategyOptions &options,
 
 namespace {
 
+/// For a kernel that reads B k by n only: a k-by-n copy of `tile`'s B
+/// (stored n by k), made before `op` by a linalg.transpose that the host
+/// stage lowers (TiledTranspose.cpp), which `tile` then reads. Returns the
+/// copy, which the caller frees after the kernel.
+Value transposeIntoCopy(RewriterBase &rewriter, Location loc,
+                        MatmulTile &tile, Operation *op) {
+  auto storedByN = cast<MemRefType>(tile.b.getType());
+  auto copyType =
+      MemRefType::get({storedByN.getDimSize(1), storedByN.getDimSize(0)},
+                      storedByN.getElementType());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Value copy = memref::AllocOp::create(rewriter, loc, copyType);
+  linalg::TransposeOp::create(rewriter, loc, tile.b, copy,
+                              ArrayRef<int64_t>{1, 0});
+  tile.b = copy;
+  tile.bByN = false;
+  return copy;
+}
+
 /// A dense `C += A x B` (f16 or bf16 A and B, f32 C, static and contiguous)
 /// outside any STile: the dense fallback of run-time selection, and any
 /// plain matmul of a PIT program. The same kernel as the matmul STile
 /// gathered along k, walking all of k with the blocks of `op`'s
 /// #pit.mma_config, or of the default strategy (chooseDenseConfig); a zero
-/// fill of C right before it is folded into its stores.
+/// fill of C right before it is folded into its stores. A B stored n by k
+/// is copied by TMA as it is stored where the kernel copies with TMA, and
+/// read from a k-by-n copy elsewhere.
 LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
                                const ChipFacts &chip) {
   FailureOr<MatmulTile> analyzed = analyzeDenseMatmul(op);
@@ -592,7 +617,15 @@ LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(matched))
     return failure();
   foldZeroFill(rewriter, op, *matched);
+  Value copyOfB;
+  if (matched->bByN &&
+      !planGatherAlongK(op->getContext(), *matched).tensorCopies)
+    copyOfB = transposeIntoCopy(rewriter, op.getLoc(), *matched, op);
   buildGatherAlongK(rewriter, op.getLoc(), *matched);
+  if (copyOfB) {
+    rewriter.setInsertionPointAfter(op);
+    memref::DeallocOp::create(rewriter, op.getLoc(), copyOfB);
+  }
   rewriter.eraseOp(op);
   return success();
 }

@@ -26,6 +26,10 @@ struct MatmulTile {
   /// Whether A's rows are gathered (and C's scattered) rather than k.
   bool alongM;
   Value a, b, c;
+  /// Whether B is stored n by k (y = x W^T, W in nn.Linear's layout): a
+  /// dense walk then copies B's chunks by TMA in that layout, which is
+  /// wgmma's own (k-major), instead of reading a k-by-n copy of W.
+  bool bByN = false;
   /// C's element type: f32, or the inputs' f16 or bf16. The kernels
   /// accumulate in f32 either way and round once, where C is stored (as
   /// cuBLAS does for half-precision GEMMs); the body's own f16 additions

@@ -224,9 +224,13 @@ void BlockMma::copyBlocksOfB(Value mapB, Value stage, Value n0, Value k0,
   for (int64_t i = 0; i < numBlocks; ++i) {
     Value block = k.add(firstBlock, k.index(i));
     Value column = k.add(n0, k.mul(block, k.index(kSwizzleRowElements)));
+    // A tensor map's coordinates go innermost first.
+    SmallVector<Value> coordinates{k.toI32(column), k.toI32(k0)};
+    if (bStoredByN)
+      std::swap(coordinates[0], coordinates[1]);
     copyBoxIntoStage(addressB, bytesB, stage,
-                     k.mul(block, k.index(blockBytes)), mapB,
-                     {k.toI32(column), k.toI32(k0)}, full, multicastMask);
+                     k.mul(block, k.index(blockBytes)), mapB, coordinates,
+                     full, multicastMask);
   }
 }
 

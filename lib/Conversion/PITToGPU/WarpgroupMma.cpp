@@ -56,31 +56,42 @@ Value BlockMma::mnMajorDescriptor(Value tileAddress, Value stageBytes,
       /*strideBytes=*/kSwizzleAtomBytes);
 }
 
+/// wgmma's descriptor of a k-major tile `stageBytes` (an index) past
+/// `tileAddress` (i64), at k16 step `k16`: rows of 128 bytes (64 of k),
+/// 8-row groups 1024 bytes apart; the k16 steps move 32 bytes along the
+/// (swizzled) row.
+Value BlockMma::kMajorDescriptor(Value tileAddress, Value stageBytes,
+                                 int64_t k16) {
+  return buildDescriptor(
+      k, descriptorAddress(tileAddress, stageBytes, k16 * 32),
+      /*leadingBytes=*/16, /*strideBytes=*/kSwizzleAtomBytes);
+}
+
 Value BlockMma::descriptorA(Value stage, int64_t k16) {
   // Stored k by k, sA is k x 64 (one warpgroup): m-major, one block.
   if (aStoredByK)
     return mnMajorDescriptor(addressA,
                              k.mul(stage, k.index(shape.m * shape.k * 2)), k16);
-  // A with k contiguous: rows of 128 bytes, 8-row groups 1024 bytes apart;
-  // the k16 steps move 32 bytes along the (swizzled) row. The warpgroup
-  // reads its 64 rows.
-  Value stageBytes =
+  // A with k contiguous: the warpgroup reads its 64 rows.
+  return kMajorDescriptor(
+      addressA,
       k.add(k.mul(stage, k.index(shape.m * shape.k * 2)),
-            k.mul(warpgroupRows, k.index(64 * kSwizzleRowElements * 2)));
-  return buildDescriptor(k, descriptorAddress(addressA, stageBytes, k16 * 32),
-                         /*leadingBytes=*/16,
-                         /*strideBytes=*/kSwizzleAtomBytes);
+            k.mul(warpgroupRows, k.index(64 * kSwizzleRowElements * 2))),
+      k16);
 }
 
 Value BlockMma::descriptorB(Value stage, int64_t k16) {
-  // n-major; the warpgroup reads its n' columns.
+  // The warpgroup reads its n' columns: blocks of 64 of them (k x 128
+  // bytes n-major, or 64 rows of 128 bytes of k stored n by k), a block's
+  // bytes either way.
   int64_t blockBytes = shape.k * kSwizzleRowElements * 2;
-  return mnMajorDescriptor(
-      addressB,
+  Value stageBytes =
       k.add(k.mul(stage, k.index(shape.k * shape.n * 2)),
             k.mul(warpgroupColumns,
-                  k.index(warpgroupN() / kSwizzleRowElements * blockBytes))),
-      k16);
+                  k.index(warpgroupN() / kSwizzleRowElements * blockBytes)));
+  if (bStoredByN)
+    return kMajorDescriptor(addressB, stageBytes, k16);
+  return mnMajorDescriptor(addressB, stageBytes, k16);
 }
 
 void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
@@ -97,17 +108,19 @@ void BlockMma::multiplyWarpgroup(SmallVector<Value> &acc, Value stage,
       NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero);
   auto mmaShape = NVVM::MMAShapeAttr::get(ctx, 64, warpgroupN(), 16);
   // A with k contiguous ("row"), or stored k by k, m contiguous ("col":
-  // transposed); B n-major ("row": transposed from wgmma's k-major).
+  // transposed); B n-major ("row": transposed from wgmma's k-major), or
+  // stored n by k ("col": k-major, wgmma's own).
   auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
-  auto layoutA =
-      aStoredByK ? NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col) : row;
+  auto col = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
+  auto layoutA = aStoredByK ? col : row;
+  auto layoutB = bStoredByN ? col : row;
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t k16 = 0; k16 < shape.k / 16; ++k16) {
     acc.front() = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, acc.front().getType(), acc.front(), descriptorA(stage, k16),
         descriptorB(stage, k16), mmaShape, typeIn, typeIn, typeOut,
         fresh && k16 == 0 ? overwrite : accumulate,
-        scaleOne, scaleOne, layoutA, row, /*satfinite=*/nullptr);
+        scaleOne, scaleOne, layoutA, layoutB, /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
