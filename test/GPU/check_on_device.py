@@ -65,6 +65,8 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
         for call in range(calls * len(params.get("call_rows", [0]))):
             if template in (kernels.MATMUL, kernels.MATMUL_CONFIGURED,
                             kernels.MATMUL_CLEARED,
+                            kernels.MATMUL_SPLIT_K,
+                            kernels.MATMUL_SPLIT_K_CLEARED,
                             kernels.MATMUL_UNFREED_TEMPORARY,
                             kernels.MATMUL_TENSOR_TEMPORARY):
                 m = params["m"]
@@ -77,7 +79,8 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
                 c = rand(m, params["n"], dtype=TORCH_DTYPE[params["ct"]])
                 # C = A x B overwrites C, whose random values are the poison.
                 ref = a.double() @ b.double()
-                if template is not kernels.MATMUL_CLEARED:
+                if template not in (kernels.MATMUL_CLEARED,
+                                    kernels.MATMUL_SPLIT_K_CLEARED):
                     ref += c.double()
                 args = (a, b, c)
             elif template in (kernels.LINEAR, kernels.LINEAR_DENSE):

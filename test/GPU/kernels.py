@@ -49,6 +49,16 @@ MATMUL_CONFIGURED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}
 }}
 """
 
+# Dense, split along k into {splits} parts (split-k), 128 x 256 TMA blocks:
+# C = A x B (C cleared first), or C += A x B.
+SPLIT_K_CONFIG = ("{{pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, "
+                  "specialize = true, tensor_copies = true, cluster_blocks = 2, k_splits = {splits}>}}")
+MATMUL_SPLIT_K = MATMUL_CONFIGURED.replace(
+    MATMUL_CONFIGURED[MATMUL_CONFIGURED.index("{{pit.mma_config"):MATMUL_CONFIGURED.index("}}\n") + 2],
+    SPLIT_K_CONFIG)
+MATMUL_SPLIT_K_CLEARED = MATMUL_SPLIT_K.replace(
+    "  linalg.matmul", "  %zero = arith.constant 0.0 : {ct}\n"
+    "  linalg.fill ins(%zero : {ct}) outs(%c : memref<{m}x{n}x{ct}>)\n  linalg.matmul", 1)
 # C = A x B: C cleared first, so the STile's write overwrites it.
 MATMUL_CLEARED = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{
   %zero = arith.constant 0.0 : {ct}
@@ -189,6 +199,17 @@ def cases():
     out.append(("small_matmul_dynamic_rows_512_32x1", MATMUL,
                 dict(m="?", n=256, k=512, t="f16", mt="32x1",
                      call_rows=[100, 1000, 4096]), -1, False))
+    # Split-k: 4 tiles in 3 parts (5, 5 and 6 chunks); 128 tiles in 3 parts,
+    # more units than multiprocessors (the blocks take several); C += A x B
+    # whole (C's rows prefetched into L2) and in 2 parts.
+    out.append(("small_dense_split3_256x512x1024", MATMUL_SPLIT_K_CLEARED,
+                dict(m=256, n=512, k=1024, t="f16", ct="f16", mt="32x1", splits=3), -1, False))
+    out.append(("small_dense_split3_2048x2048x1024", MATMUL_SPLIT_K_CLEARED,
+                dict(m=2048, n=2048, k=1024, t="bf16", ct="bf16", mt="32x1", splits=3), -1, False))
+    out.append(("small_dense_accumulate_256x512x1024", MATMUL_SPLIT_K,
+                dict(m=256, n=512, k=1024, t="f16", ct="f16", mt="32x1", splits=1), -1, False))
+    out.append(("small_dense_split2_accumulate_f32c_256x512x1024", MATMUL_SPLIT_K,
+                dict(m=256, n=512, k=1024, t="bf16", ct="f32", mt="32x1", splits=2), -1, False))
     out.append(("small_matmul_configured_256x512_64x128x32",
                 MATMUL_CONFIGURED,
                 dict(m=256, n=512, k=256, t="f16", mt="32x1"), -1, False))

@@ -58,6 +58,12 @@ def PITGPUStrategy : Pass<"pit-gpu-strategy", "ModuleOp"> {
       least estimated time: waves of one tile a multiprocessor, each as long
       as the block's area over its measured throughput (a matmul of few
       tiles gets smaller blocks, which keep more multiprocessors busy).
+      `mma-k-splits` splits the tiles of warp-specialised TMA blocks into
+      that many parts of k (`k_splits`, split-k), each a unit of the waves,
+      whose partial sums the last part adds; the block is then chosen for
+      those units. Without the option there is one part: split-k, as its
+      partial sums are exchanged today, lost on most shapes it was
+      estimated to win on.
     * `mma-specialize`, `mma-tensor-copies` and `mma-cluster-blocks` are
       recorded as they are; the kernel uses them where the block allows.
 
@@ -84,6 +90,10 @@ def PITGPUStrategy : Pass<"pit-gpu-strategy", "ModuleOp"> {
            /*default=*/"2",
            "Blocks of a cluster that share B's chunks (TMA multicast) in "
            "dense matmul blocks that copy with TMA: 1 or 2">,
+    Option<"mmaKSplits", "mma-k-splits", "int64_t", /*default=*/"0",
+           "Parts of k each tile of a dense matmul's warp-specialised TMA "
+           "blocks is split into (split-k; 0: the strategy's, which is 1 "
+           "today; up to 8)">,
     Option<"multiprocessors", "multiprocessors", "int64_t", /*default=*/"0",
            "Multiprocessors of the device the kernels will run on, the "
            "estimate of a wave of dense blocks (0: the chip's data-center "

@@ -8,7 +8,8 @@
 // accumulators that the write-back (SWrite) takes. The class's methods are
 // defined by mechanism: BlockMma.cpp (tiles, cp.async, chunks,
 // accumulators), MmaSync.cpp, WarpgroupMma.cpp, WarpSpecialization.cpp,
-// TensorMemoryAccelerator.cpp, StageBarriers.cpp, GatheredIndex.cpp.
+// TensorMemoryAccelerator.cpp, StageBarriers.cpp, GatheredIndex.cpp,
+// SplitK.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,19 +117,40 @@ struct TensorStores {
   Value staging;
 };
 
-/// The tiles a warp-specialised block takes, in turn: first, first + step,
-/// ... below end, each of `numChunks` chunks of k. `copiesOf(tile)`: where
-/// TMA copies a tile's chunks from (null: the block's ChunkFill copies
-/// them, and the block takes one tile). `finish(tile, acc)`: the
-/// multiplying warps' write-back of a tile's accumulators; `afterLastTile`
-/// (optional): theirs once every tile is written back (waiting for stores
-/// still in flight).
+/// The chunks of k of a unit of a TileWalk: [first, first + count).
+struct ChunkRange {
+  Value first, count;
+};
+
+/// The units a warp-specialised block takes, in turn: first, first + step,
+/// ... below end. A unit is a tile, all `numChunks` chunks of its k; with
+/// `chunksOf(unit)`, the part of a tile's chunks it says (split-k).
+/// `copiesOf(unit)`: where TMA copies a unit's chunks from (null: the
+/// block's ChunkFill copies them, and the block takes one tile).
+/// `finish(unit, acc)`: the multiplying warps' write-back of a unit's
+/// accumulators; `afterLastTile` (optional): theirs once every unit is
+/// written back (waiting for stores still in flight). `beforeCopies(unit)`
+/// (optional, with `copiesOf`): the copying thread's work at the start of
+/// a unit, before its chunks.
 struct TileWalk {
   Value first, end, step;
   Value numChunks;
+  function_ref<ChunkRange(Value)> chunksOf = nullptr;
   function_ref<TensorCopies(Value)> copiesOf = nullptr;
+  function_ref<void(Value)> beforeCopies = nullptr;
   function_ref<void(Value, ValueRange)> finish;
   function_ref<void()> afterLastTile = nullptr;
+};
+
+/// Where the parts of a split tile (split-k) meet: the parts but the last
+/// write their partial sums into `partials` (f32, a slot of the tile's m x
+/// n for each part but the last, for each tile), and count themselves done
+/// on the tile's `arrivals` (i32, one for each multiplying warp of each
+/// tile, zero when the kernel starts); the last part waits until every
+/// other has arrived and adds their sums to its own.
+struct PartialSums {
+  Value partials, arrivals;
+  int64_t numTiles, kSplits;
 };
 
 /// The block tile of a tensor-core kernel: C (m x n, f32) += A (m x k) x
@@ -332,6 +354,16 @@ public:
   void accumulateSpecialized(const ChunkFill &fill, StageBarriers &barriers,
                              const TileWalk &walk);
 
+  /// Split-k, in a wgmma block: writes this warp's partial sums `acc` of
+  /// part `split` (not the last) of `tile` into `sums.partials`, then counts
+  /// the warp done on the tile's arrivals.
+  void publishPartialSums(Value acc, const PartialSums &sums, Value tile,
+                          Value split);
+  /// Split-k, in a wgmma block, in the last part of `tile`: waits until
+  /// every other part's warp in this warp's place has published its sums,
+  /// and returns `acc` plus them.
+  Value addPartialSums(Value acc, const PartialSums &sums, Value tile);
+
   /// Calls `write(row, column, value)` for every accumulator element of this
   /// thread, with its row and column in the block's output tile.
   void forEachAccumulator(ValueRange acc,
@@ -519,7 +551,16 @@ private:
   /// 16-bit elements, swizzled (see sharedIndices).
   Value swizzledColumn(Value row, Value column, int64_t elements);
   void walkTiles(const TileWalk &walk,
-                 function_ref<void(Value tile, Value firstUse)> body);
+                 function_ref<void(Value unit, Value firstUse,
+                                   ChunkRange chunks)>
+                     body);
+  /// The f32 element of `sums.partials` where this thread keeps its 4
+  /// accumulators from `first` on of part `split` of `tile` (each warp's
+  /// in a run of its own: every access of the warp is 512 bytes in a row).
+  SmallVector<Value> partialSumsAt(const PartialSums &sums, Value split,
+                                   Value tile, int64_t first);
+  /// The address of this warp's count of arrivals on `tile`.
+  Value arrivalsAt(const PartialSums &sums, Value tile);
   /// A barrier of the block, or of its cluster.
   void syncBlockOrCluster();
   /// Copies chunk `chunk` of the tile of `copies` into stage `stage` with

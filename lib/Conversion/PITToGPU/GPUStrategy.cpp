@@ -46,6 +46,10 @@ struct PITGPUStrategyPass
     // The blocks of a cluster share B's chunks in halves (or not at all).
     if (mmaClusterBlocks != 1 && mmaClusterBlocks != 2)
       return invalid("mma-cluster-blocks", mmaClusterBlocks, "1 or 2");
+    if (mmaKSplits < 0 || mmaKSplits > kMaxKSplits)
+      return invalid("mma-k-splits", mmaKSplits,
+                     "from 0 (the strategy's) to " +
+                         std::to_string(kMaxKSplits));
     if (multiprocessors < 0 || multiprocessors > 1024)
       return invalid("multiprocessors", multiprocessors,
                      "from 0 (the chip's) to 1024");
@@ -55,7 +59,8 @@ struct PITGPUStrategyPass
   void runOnOperation() override {
     MmaStrategyOptions options{mmaBlockColumns, mmaChunk,
                                mmaStages,       mmaSpecialize,
-                               mmaTensorCopies, mmaClusterBlocks};
+                               mmaTensorCopies, mmaClusterBlocks,
+                               mmaKSplits};
     ChipFacts chipFacts = getChipFacts(chip);
     if (multiprocessors > 0)
       chipFacts.multiprocessors = multiprocessors;

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <optional>
@@ -162,6 +163,11 @@ private:
   void storeSixteenBitRuns(ValueRange acc, Value tileM0, Value tileN0);
   Value pairForC(ValueRange indices, Value first, Value second);
   void walkSpecialized(const BlockMma::ChunkFill &fill);
+  std::pair<Value, Value> splitOf(Value unit);
+  void prefetchTileOfC(Value unit);
+  void prefetchRowsOfC(const TileOrigin &origin);
+  void finishUnit(Value unit, ValueRange acc);
+  void storeWalkedTile(Value tile, ValueRange acc);
   void accumulateAndStore(const BlockMma::ChunkFill &fill);
 
   OpBuilder &b;
@@ -172,6 +178,8 @@ private:
   const GatherAlongKPlan &plan;
   int64_t capacity, nTiles;
   Value mapA, mapB, mapC;
+  /// Split-k's partial sums and arrivals (plan.kSplits > 1).
+  PartialSums sums;
   std::optional<BlockMma> mma;
   Value segment, m0, n0, batch, count, numChunks, zero;
 };
@@ -197,6 +205,22 @@ void GatherAlongKKernel::buildLaunch() {
         k.mul(k.div(blocks, plan.clusterBlocks), k.index(plan.clusterBlocks)),
         k.index(plan.clusterBlocks));
   }
+  if (plan.kSplits > 1) {
+    // A slot of the tile's f32 sums for each part but the last, and a
+    // count of arrivals for each multiplying warp of each tile.
+    int64_t multiplyingWarps = s.m / 64 * kMmaWarps;
+    sums = PartialSums{
+        gpu::AllocOp::create(
+            b, loc,
+            MemRefType::get({(plan.kSplits - 1) * plan.numTiles * s.m * s.n},
+                            b.getF32Type()),
+            /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange{},
+            /*dynamicSizes=*/ValueRange{}, /*symbolOperands=*/ValueRange{},
+            /*hostShared=*/false)
+            .getMemref(),
+        buildZeroedCounter(b, loc, plan.numTiles * multiplyingWarps),
+        plan.numTiles, plan.kSplits};
+  }
   if (plan.tileCounter) {
     Block *entry = &b.getInsertionBlock()
                         ->getParent()
@@ -218,12 +242,12 @@ void GatherAlongKKernel::buildLaunch() {
          "only the TMA copies read a B stored n by k");
   if (t.bByN)
     mma->takeBStoredByN();
-  if (tileCounter) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointAfter(mma->launch);
-    gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{},
-                           tileCounter);
-  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfter(mma->launch);
+  for (Value buffer : {tileCounter, sums.partials, sums.arrivals})
+    if (buffer)
+      gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{},
+                             buffer);
 }
 
 // The blocks of a cluster take neighbouring row blocks of one n tile. An
@@ -410,32 +434,122 @@ void GatherAlongKKernel::storeTile(ValueRange acc, Value tileM0,
   });
 }
 
+/// A walked tile's write-back: through the TMA, or the warps' own stores.
+void GatherAlongKKernel::storeWalkedTile(Value tile, ValueRange acc) {
+  TileOrigin walked = originOf(tile);
+  if (plan.tensorStores) {
+    mma->storeTileWithTensorMap(acc.front(),
+                                TensorStores{mapC, mma->workspace[0]},
+                                walked.m0, walked.n0, t.outputType);
+    return;
+  }
+  storeTile(acc, walked.m0, walked.n0);
+}
+
+/// The end of a unit of the walk: its tile's write-back; split along k,
+/// the parts but the last publish their partial sums instead, and the last
+/// adds them first.
+void GatherAlongKKernel::finishUnit(Value unit, ValueRange acc) {
+  if (plan.kSplits == 1) {
+    storeWalkedTile(unit, acc);
+    return;
+  }
+  auto [tile, split] = splitOf(unit);
+  auto isLast = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, split,
+                            k.index(plan.kSplits - 1)),
+      /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(isLast.thenBlock()->getTerminator());
+  storeWalkedTile(tile, mma->addPartialSums(acc.front(), sums, tile));
+  b.setInsertionPoint(isLast.elseBlock()->getTerminator());
+  mma->publishPartialSums(acc.front(), sums, tile, split);
+}
+
+/// Split along k, the tile and the part of k of unit `unit` of the walk:
+/// part by part, every tile's first part before any second one (the
+/// blocks of a cluster take neighbouring tiles of one part: tile counts
+/// are whole clusters). A part that waits for the others' sums then waits
+/// only for units that blocks took before it (the blocks of the persistent
+/// grid are all resident: none waits forever). Walking a cluster's parts
+/// one after the other instead (all parts of a tile in one wave) was
+/// slower on an H200: 512 x 5120 x 5120 in 3 parts, 0.49 of cuBLAS this
+/// way, 0.38 that way (docs/Rationale.md, split-k).
+std::pair<Value, Value> GatherAlongKKernel::splitOf(Value unit) {
+  return {k.rem(unit, plan.numTiles), k.div(unit, plan.numTiles)};
+}
+
+/// Where the tile of `unit` adds into C (C += A x B), and `unit` writes
+/// the tile back (the tile's last part): asks for the tile's rows of C in
+/// L2 as the unit starts (bulk prefetches, one a row, from the copying
+/// thread), so that the write-back, a unit's multiplication later, reads C
+/// from L2 rather than from memory.
+void GatherAlongKKernel::prefetchTileOfC(Value unit) {
+  Value tile = unit;
+  if (plan.kSplits > 1) {
+    auto [ofUnit, split] = splitOf(unit);
+    tile = ofUnit;
+    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         split, k.index(plan.kSplits - 1));
+    auto ifLast = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+    prefetchRowsOfC(originOf(tile));
+    return;
+  }
+  prefetchRowsOfC(originOf(tile));
+}
+
+void GatherAlongKKernel::prefetchRowsOfC(const TileOrigin &origin) {
+  int64_t rowBytes = s.n * t.outputType.getIntOrFloatBitWidth() / 8;
+  auto rows = scf::ForOp::create(b, loc, k.index(0), k.index(s.m),
+                                 k.index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(rows.getBody()->getTerminator());
+  Value address = k.elementAddress(
+      t.c, {k.add(origin.m0, rows.getInductionVar()), origin.n0});
+  k.inlinePtx(/*result=*/Type(), ValueRange{address, k.i32(rowBytes)},
+              "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,r");
+}
+
 /// A warp-specialised block: a copying warpgroup fills the stages, the
-/// multiplying ones take the block's tile, or walk theirs (persistent).
+/// multiplying ones take the block's tile, or walk theirs (persistent):
+/// whole tiles, or their parts of k (splitOf).
 void GatherAlongKKernel::walkSpecialized(const BlockMma::ChunkFill &fill) {
   StageBarriers barriers(k, mma->workspace.back(), plan.stages);
-  auto copiesOf = [&](Value tile) {
-    TileOrigin walked = originOf(tile);
+  auto tileOf = [&](Value unit) {
+    return plan.kSplits > 1 ? splitOf(unit).first : unit;
+  };
+  auto copiesOf = [&](Value unit) {
+    TileOrigin walked = originOf(tileOf(unit));
     return TensorCopies{mapA, mapB, walked.m0, walked.n0};
   };
-  auto finish = [&](Value tile, ValueRange acc) {
-    TileOrigin walked = originOf(tile);
-    if (plan.tensorStores) {
-      mma->storeTileWithTensorMap(acc.front(),
-                                  TensorStores{mapC, mma->workspace[0]},
-                                  walked.m0, walked.n0, t.outputType);
-      return;
-    }
-    storeTile(acc, walked.m0, walked.n0);
+  // Part p of a tile's C chunks: [p C / S, (p + 1) C / S).
+  auto chunksOf = [&](Value unit) {
+    Value split = splitOf(unit).second;
+    auto boundary = [&](Value part) {
+      return k.div(k.mul(part, numChunks), plan.kSplits);
+    };
+    Value first = boundary(split);
+    return ChunkRange{
+        first, arith::SubIOp::create(
+                   b, loc, boundary(k.add(split, k.index(1))), first)};
   };
+  auto finish = [&](Value unit, ValueRange acc) { finishUnit(unit, acc); };
+  auto prefetchC = [&](Value unit) { prefetchTileOfC(unit); };
   TileWalk walk{mma->blockId, k.add(mma->blockId, k.index(1)), k.index(1),
                 numChunks};
   if (plan.persistent) {
-    walk.end = k.index(plan.numTiles);
+    walk.end = k.index(plan.numTiles * plan.kSplits);
     walk.step = mma->launch.getGridSize().x;
   }
+  if (plan.kSplits > 1)
+    walk.chunksOf = chunksOf;
   if (plan.tensorCopies)
     walk.copiesOf = copiesOf;
+  if (plan.prefetchesC)
+    walk.beforeCopies = prefetchC;
   walk.finish = finish;
   auto drain = [&] { mma->drainTensorStores(); };
   if (plan.tensorStores)
@@ -521,6 +635,17 @@ GatherAlongKPlan mlir::pit::planGatherAlongK(MLIRContext *context,
   plan.tensorCopies &= plan.specialized;
   plan.tensorStores &= plan.tensorCopies;
   plan.persistent &= plan.specialized;
+  // Split-k: the persistent blocks walk parts of tiles (a dense walk's
+  // chunks are all of k), at least a chunk each.
+  if (plan.persistent)
+    plan.kSplits = std::clamp<int64_t>(t.kSplits, 1, t.extentK / s.k);
+  // C += A x B on a static, contiguous C of rows of whole 16 bytes (a bulk
+  // prefetch's unit) that the TMA blocks walk: the write-back's reads of C
+  // come from L2 (4096^3 f16 on an H200: 0.81 of cuBLAS's addmm_ without).
+  auto cType = cast<MemRefType>(t.c.getType());
+  plan.prefetchesC = plan.tensorCopies && !t.zeroFill && !t.batched &&
+                     cType.hasStaticShape() && cType.getLayout().isIdentity() &&
+                     s.n * t.outputType.getIntOrFloatBitWidth() / 8 % 16 == 0;
   if (!plan.tensorCopies)
     plan.clusterBlocks = 1;
   // An STile with more tiles than kMaxMmaBlocks (not warp-specialised):

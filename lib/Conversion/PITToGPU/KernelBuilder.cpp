@@ -48,9 +48,10 @@ Value mlir::pit::buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
 }
 
-Value mlir::pit::buildZeroedCounter(OpBuilder &b, Location loc) {
+Value mlir::pit::buildZeroedCounter(OpBuilder &b, Location loc,
+                                    int64_t count) {
   Value counter = gpu::AllocOp::create(
-                      b, loc, MemRefType::get({1}, b.getI32Type()),
+                      b, loc, MemRefType::get({count}, b.getI32Type()),
                       /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange{},
                       /*dynamicSizes=*/ValueRange{},
                       /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)

@@ -42,11 +42,11 @@ Value buildRuntimeQueryAtEntry(OpBuilder &b, Location loc, Block *entry,
 Value buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
                                       Block *entry);
 
-/// A device buffer of one i32 (gpu.alloc) and its gpu.memset to zero, at
-/// the builder's point on the host: a counter that the call clears with its
-/// other buffers (the memsets of the call's allocation merge at its start).
-/// The caller frees it.
-Value buildZeroedCounter(OpBuilder &b, Location loc);
+/// A device buffer of `count` i32 (gpu.alloc) and its gpu.memset to zero,
+/// at the builder's point on the host: counters that the call clears with
+/// its other buffers (the memsets of the call's allocation merge at its
+/// start). The caller frees it.
+Value buildZeroedCounter(OpBuilder &b, Location loc, int64_t count = 1);
 
 /// Whether `value` is an argument of its function's entry block: what the
 /// host code can ask a tensor map of before anything else runs.

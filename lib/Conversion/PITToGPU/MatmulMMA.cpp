@@ -51,15 +51,17 @@ void applyConfig(MatmulTile &tile, MmaConfigAttr config,
   tile.specialize = config.getSpecialize();
   tile.tensorCopies = config.getTensorCopies();
   tile.clusterBlocks = config.getClusterBlocks();
+  tile.kSplits = config.getKSplits();
   tile.chip = chip;
   tile.vectorAtomics = chip.vectorAtomics && tile.cRowsInPieces;
 }
 
 MmaConfigAttr getConfig(MLIRContext *context, const MmaTileShape &block,
-                        int64_t stages, const MmaStrategyOptions &options) {
+                        int64_t stages, const MmaStrategyOptions &options,
+                        int64_t kSplits = 1) {
   return MmaConfigAttr::get(context, {block.m, block.n, block.k}, stages,
                             options.specialize, options.tensorCopies,
-                            options.clusterBlocks);
+                            options.clusterBlocks, kSplits);
 }
 
 /// Why `config` does not fit the kernels of `tile` (empty if it does): the
@@ -481,33 +483,64 @@ struct DenseBlockCandidate {
 constexpr DenseBlockCandidate kWarpgroupDenseBlocks[] = {
     {128, 256, 1.0}, {128, 128, 0.84}, {64, 256, 0.84}, {64, 128, 0.5}};
 
-/// A dense matmul's time with `block`, in units of the widest block's time
-/// for one of its own tiles: the persistent blocks walk the tiles in waves
-/// of one a multiprocessor, and a wave takes as long as its tiles' area
-/// over the block's throughput. A matmul of few tiles (1024 x 1024 has 32
-/// of 128 x 256) leaves most multiprocessors idle with wide blocks: there
-/// smaller blocks win (on an H200, 128 x 256 ran at 0.37-0.45 of cuBLAS's
-/// speed there, 64 x 128 at 0.74-1.05).
+/// The partial sums split-k exchanges, against the multiplication: a part
+/// other than the last writes a tile of f32 partial sums, and the last
+/// reads each (SplitK.cpp). One exchange costs about kExchangeCostTimesK /
+/// K of the tile's whole multiplication: measured on an H200, 512 x 5120 x
+/// 5120 in 3 parts of 128 x 256 tiles took 0.094 ms against 0.068 whole,
+/// about 0.19 of a tile an exchange at K = 5120 (docs/Rationale.md,
+/// split-k). L2's rate alone (12 TB/s, against 740 dense TFLOPS) would make
+/// it 124 / K: the last part's reads wait on their latency, a batch of
+/// loads at a time, and its adds spill registers.
+constexpr double kExchangeCostTimesK = 1000.0;
+
+/// A dense matmul's time with `block` and its tiles split into `kSplits`
+/// parts of k, in units of the widest block's time for one of its own
+/// tiles: the persistent blocks walk the parts in waves of one a
+/// multiprocessor, and a wave takes as long as a part's area x k over the
+/// block's throughput, plus the exchange of its partial sums. A matmul of
+/// few tiles (1024 x 1024 has 32 of 128 x 256) leaves most multiprocessors
+/// idle with wide blocks: there smaller blocks win (on an H200, 128 x 256
+/// ran at 0.37-0.45 of cuBLAS's speed there, 64 x 128 at 0.74-1.05), or
+/// parts of k where the waves they save outweigh their exchanges
+/// (2048 x 13824 x 5120: 320 tiles of 128 x 256, 2.4 waves; 2 parts of
+/// each, 4.8 waves of half the work, 5 x (1/2 + 1000/13824) = 2.86 of a
+/// wave of whole tiles against 3; measured: 0.92 of cuBLAS against 0.85).
 double estimateDenseTime(const MatmulTile &tile,
-                         const DenseBlockCandidate &block,
+                         const DenseBlockCandidate &block, int64_t kSplits,
                          int64_t multiprocessors) {
   int64_t tiles = (tile.extentM / block.rows) * (tile.extentN / block.columns);
-  int64_t waves = llvm::divideCeilSigned(tiles, multiprocessors);
+  int64_t waves = llvm::divideCeilSigned(tiles * kSplits, multiprocessors);
   double area = static_cast<double>(block.rows * block.columns) /
                 (kWarpgroupDenseBlocks[0].rows *
                  kWarpgroupDenseBlocks[0].columns);
-  return waves * area / block.relativeThroughput;
+  double part = 1.0 / kSplits + (kSplits - 1) * kExchangeCostTimesK /
+                                    static_cast<double>(tile.extentK);
+  return waves * area * part / block.relativeThroughput;
+}
+
+/// The parts of k the strategy considers: exactly `options.kSplits` where
+/// it is set; otherwise 1. Split-k is not chosen by the estimate yet: on
+/// an H200 it lost where the estimate said it would win (512 x 13824 x
+/// 5120 in 3 parts: 0.68 of cuBLAS against 0.80 whole; 1024 x 4096 x
+/// 14336: 0.80 against 0.92), and won on one shape (2048 x 13824 x 5120 in
+/// 2 parts: 0.92 against 0.85). Its exchange must cost less first
+/// (docs/Rationale.md, split-k).
+int64_t getKSplits(const MmaStrategyOptions &options) {
+  return options.kSplits > 0 ? options.kSplits : 1;
 }
 
 /// The strategy of a dense matmul: with wgmma, the block of
 /// kWarpgroupDenseBlocks that divides the extents and takes the least
-/// estimated time (the widest of equals); otherwise kDenseBlockRows x
-/// kDenseBlockColumns. Chunks of kDenseChunk, 3 stages.
+/// estimated time with its tiles in getKSplits parts (the widest of
+/// equals); otherwise kDenseBlockRows x kDenseBlockColumns. Chunks of
+/// kDenseChunk, 3 stages.
 MmaConfigAttr chooseDenseConfig(MLIRContext *context, const MatmulTile &tile,
                                 const MmaStrategyOptions &options,
                                 const ChipFacts &chip) {
   MmaTileShape block{kDenseBlockRows, kDenseBlockColumns, kDenseChunk,
                      tile.shape.inputType};
+  int64_t kSplits = getKSplits(options);
   if (chip.warpgroupMma) {
     double best = std::numeric_limits<double>::infinity();
     for (const DenseBlockCandidate &candidate : kWarpgroupDenseBlocks) {
@@ -516,14 +549,15 @@ MmaConfigAttr chooseDenseConfig(MLIRContext *context, const MatmulTile &tile,
       if (!BlockMma::supportsWarpgroupMma(shape, /*aStoredByK=*/false) ||
           tile.extentM % shape.m != 0 || tile.extentN % shape.n != 0)
         continue;
-      double time = estimateDenseTime(tile, candidate, chip.multiprocessors);
+      double time =
+          estimateDenseTime(tile, candidate, kSplits, chip.multiprocessors);
       if (time < best) {
         best = time;
         block = shape;
       }
     }
   }
-  return getConfig(context, block, /*stages=*/3, options);
+  return getConfig(context, block, /*stages=*/3, options, kSplits);
 }
 
 /// A dense matmul (`tile`, as analyzeDenseMatmul found it) as its kernel

@@ -76,6 +76,9 @@ struct MatmulTile {
   /// of a cluster that share B's chunks then.
   bool tensorCopies = false;
   int64_t clusterBlocks = 1;
+  /// Parts of k each tile's chunks are split into (#pit.mma_config's
+  /// k_splits; persistent blocks that copy with TMA only).
+  int64_t kSplits = 1;
 };
 
 /// How the kernel of a gather along k runs a tile (GatherAlongK.cpp): the
@@ -101,6 +104,12 @@ struct GatherAlongKPlan {
   bool tensorStores = false;
   /// A block for each multiprocessor walks the tiles.
   bool persistent = false;
+  /// Parts of k each tile is split into, each a unit of the walk; the last
+  /// part adds the others' partial sums (split-k).
+  int64_t kSplits = 1;
+  /// The copying thread asks for the tile's rows of C in L2 as the unit
+  /// that writes it back starts (C += A x B).
+  bool prefetchesC = false;
   /// The blocks take their tiles in turn from a counter, `residentBlocks` a
   /// multiprocessor.
   bool tileCounter = false;

@@ -34,6 +34,9 @@ struct MmaStrategyOptions {
   /// how many blocks, which share B's chunks.
   bool tensorCopies = true;
   int64_t clusterBlocks = 2;
+  /// Parts of k a dense matmul's tiles are split into (0: the strategy's
+  /// choice).
+  int64_t kSplits = 0;
 };
 
 /// Whether `op` is a dense op of the function, not part of a kernel or of

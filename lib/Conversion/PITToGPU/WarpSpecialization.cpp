@@ -101,14 +101,17 @@ void BlockMma::syncBlockOrCluster() {
 }
 
 void BlockMma::walkTiles(const TileWalk &walk,
-                         function_ref<void(Value, Value)> body) {
-  auto tiles = scf::ForOp::create(b, loc, walk.first, walk.end, walk.step,
+                         function_ref<void(Value, Value, ChunkRange)> body) {
+  auto units = scf::ForOp::create(b, loc, walk.first, walk.end, walk.step,
                                   ValueRange{k.index(0)});
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
-  Value firstUse = tiles.getRegionIterArgs()[0];
-  body(tiles.getInductionVar(), firstUse);
-  scf::YieldOp::create(b, loc, ValueRange{k.add(firstUse, walk.numChunks)});
+  b.setInsertionPointToStart(units.getBody());
+  Value unit = units.getInductionVar();
+  Value firstUse = units.getRegionIterArgs()[0];
+  ChunkRange chunks = walk.chunksOf ? walk.chunksOf(unit)
+                                    : ChunkRange{k.index(0), walk.numChunks};
+  body(unit, firstUse, chunks);
+  scf::YieldOp::create(b, loc, ValueRange{k.add(firstUse, chunks.count)});
 }
 
 void BlockMma::copyTiles(const ChunkFill &fill, StageBarriers &barriers,
@@ -131,15 +134,19 @@ void BlockMma::copyTiles(const ChunkFill &fill, StageBarriers &barriers,
         /*withElseRegion=*/false);
     b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
   }
-  walkTiles(walk, [&](Value tile, Value firstUse) {
+  walkTiles(walk, [&](Value unit, Value firstUse, ChunkRange range) {
     std::optional<TensorCopies> copies;
     if (walk.copiesOf)
-      copies = walk.copiesOf(tile);
-    auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one);
+      copies = walk.copiesOf(unit);
+    if (walk.copiesOf && walk.beforeCopies)
+      walk.beforeCopies(unit);
+    auto chunks = scf::ForOp::create(b, loc, zero, range.count, one);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(chunks.getBody());
-    Value chunk = chunks.getInductionVar();
-    Value use = k.add(firstUse, chunk);
+    Value use = k.add(firstUse, chunks.getInductionVar());
+    Value chunk = walk.chunksOf
+                      ? k.add(range.first, chunks.getInductionVar())
+                      : chunks.getInductionVar();
     Value stage = barriers.stageOf(use);
     k.buildIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, use,
                                     k.index(stages)),
@@ -174,8 +181,8 @@ void BlockMma::multiplyTiles(StageBarriers &barriers, const TileWalk &walk) {
       NVVM::MBarrierArriveOp::create(b, loc, Type(), barriers.empty(stage),
                                      Value());
   };
-  walkTiles(walk, [&](Value tile, Value firstUse) {
-    auto chunks = scf::ForOp::create(b, loc, zero, walk.numChunks, one,
+  walkTiles(walk, [&](Value unit, Value firstUse, ChunkRange range) {
+    auto chunks = scf::ForOp::create(b, loc, zero, range.count, one,
                                      zeroAccumulators());
     {
       OpBuilder::InsertionGuard inner(b);
@@ -196,11 +203,11 @@ void BlockMma::multiplyTiles(StageBarriers &barriers, const TileWalk &walk) {
       scf::YieldOp::create(b, loc, acc);
     }
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    k.buildIf(k.ult(zero, walk.numChunks), [&] {
+    k.buildIf(k.ult(zero, range.count), [&] {
       release(k.add(firstUse,
-                    arith::SubIOp::create(b, loc, walk.numChunks, one)));
+                    arith::SubIOp::create(b, loc, range.count, one)));
     });
-    walk.finish(tile, chunks.getResults());
+    walk.finish(unit, chunks.getResults());
   });
   if (walk.afterLastTile)
     walk.afterLastTile();

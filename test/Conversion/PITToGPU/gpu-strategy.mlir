@@ -4,6 +4,7 @@
 // RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_80" | FileCheck %s --check-prefix=MMA
 // RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_90a multiprocessors=1024" | FileCheck %s --check-prefix=WIDE
 // RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_90a mma-stages=4 mma-specialize=false mma-tensor-copies=false mma-cluster-blocks=1" | FileCheck %s --check-prefix=OPTIONS
+// RUN: pit-opt %s -split-input-file --pit-gpu-strategy="chip=sm_90a mma-k-splits=2" | FileCheck %s --check-prefix=FORCED
 
 // A dense matmul of few tiles (4 of 128 x 256 for 132 multiprocessors):
 // with wgmma the strategy takes 64 x 128 blocks, whose 16 tiles keep more
@@ -32,6 +33,24 @@ func.func @dense(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<25
 // WIDE: block = [128, 128, 64]
 func.func @many_tiles(%a: memref<4096x256xf16>, %b: memref<256x4096xf16>, %c: memref<4096x4096xf32>) {
   linalg.matmul ins(%a, %b : memref<4096x256xf16>, memref<256x4096xf16>) outs(%c : memref<4096x4096xf32>)
+  return
+}
+
+// -----
+
+// Few tiles of a deep k (512 x 5120 x 5120: 80 of 128 x 256 for 132
+// multiprocessors): the strategy does not split k by itself (split-k lost
+// on an H200 where its estimate said it would win); mma-k-splits forces
+// parts of k on the wgmma blocks, and the block is chosen for the parts'
+// waves (2 parts of 160 tiles of 128 x 128: 320 units, 2.4 waves).
+// WGMMA-LABEL: func @deep_k
+// WGMMA: block = [128, 256, 64]
+// WGMMA-NOT: k_splits
+// WGMMA: return
+// FORCED-LABEL: func @deep_k
+// FORCED: block = [128, 128, 64], {{.*}}, k_splits = 2>
+func.func @deep_k(%a: memref<512x5120xf16>, %b: memref<5120x5120xf16>, %c: memref<512x5120xf16>) {
+  linalg.matmul ins(%a, %b : memref<512x5120xf16>, memref<5120x5120xf16>) outs(%c : memref<512x5120xf16>)
   return
 }
 

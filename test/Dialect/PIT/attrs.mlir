@@ -73,3 +73,20 @@ func.func @mma_config(%a: memref<256x256xf16>, %b: memref<256x256xf16>,
       outs(%c : memref<256x256xf32>)
   return
 }
+
+// -----
+
+// k_splits prints where it is not 1.
+// CHECK-LABEL: func @mma_config_split
+func.func @mma_config_split(%a: memref<256x4096xf16>, %b: memref<4096x256xf16>,
+                            %c: memref<256x256xf32>) {
+  // CHECK: linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2, k_splits = 3>}
+  linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2, k_splits = 3>}
+      ins(%a, %b : memref<256x4096xf16>, memref<4096x256xf16>)
+      outs(%c : memref<256x256xf32>)
+  // CHECK: linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2>}
+  linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2, k_splits = 1>}
+      ins(%a, %b : memref<256x4096xf16>, memref<4096x256xf16>)
+      outs(%c : memref<256x256xf32>)
+  return
+}

@@ -115,6 +115,20 @@ func.func @config_cluster() attributes {c = #pit.mma_config<block = [64, 64, 64]
 
 // -----
 
+// expected-error @+1 {{expects 1 to 8 splits of k, got 0}}
+func.func @config_no_split() attributes {c = #pit.mma_config<block = [64, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 1, k_splits = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expects 1 to 8 splits of k, got 9}}
+func.func @config_many_splits() attributes {c = #pit.mma_config<block = [64, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 1, k_splits = 9>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'pit.mma_config' belongs on a pit.stile or a linalg op}}
 func.func @config_on_function() attributes {pit.mma_config = #pit.mma_config<block = [64, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 1>} {
   return

@@ -71,7 +71,8 @@ SparseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 MmaConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       ArrayRef<int64_t> block, int64_t stages, bool specialize,
-                      bool tensorCopies, int64_t clusterBlocks) {
+                      bool tensorCopies, int64_t clusterBlocks,
+                      int64_t kSplits) {
   // Whole mma steps: 16 rows, 8 columns, 16 of k (m16n8k16).
   if (block.size() != 3 || block[0] <= 0 || block[0] % 16 != 0 ||
       block[1] <= 0 || block[1] % 8 != 0 || block[2] <= 0 ||
@@ -84,6 +85,9 @@ MmaConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (clusterBlocks != 1 && clusterBlocks != 2)
     return emitError() << "expects clusters of 1 or 2 blocks, got "
                        << clusterBlocks;
+  if (kSplits < 1 || kSplits > kMaxKSplits)
+    return emitError() << "expects 1 to " << kMaxKSplits
+                       << " splits of k, got " << kSplits;
   return success();
 }
 

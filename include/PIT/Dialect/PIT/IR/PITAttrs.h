@@ -9,6 +9,11 @@
 
 #include "PIT/Dialect/PIT/IR/PITEnums.h.inc"
 
+namespace mlir::pit {
+/// The most parts #pit.mma_config's `k_splits` may split a tile's k into.
+constexpr int64_t kMaxKSplits = 8;
+} // namespace mlir::pit
+
 #define GET_ATTRDEF_CLASSES
 #include "PIT/Dialect/PIT/IR/PITAttrs.h.inc"
 

@@ -110,29 +110,34 @@ def PIT_MmaConfigAttr : PIT_Attr<"MmaConfig", "mma_config"> {
       (a copying warpgroup paced by mbarriers);
     * `tensor_copies`: warp-specialised dense blocks on function arguments
       copy with the TMA, in clusters of `cluster_blocks` blocks that share
-      B's chunks.
+      B's chunks;
+    * `k_splits` (1 where omitted): such blocks split each tile's chunks of
+      k into that many parts, taken by different blocks, whose partial sums
+      the last part adds (split-k: more blocks than tiles, for a matmul of
+      fewer tiles than the chip has multiprocessors).
 
     ```mlir
     linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64],
         stages = 3, specialize = true, tensor_copies = true,
-        cluster_blocks = 2>} ins(...) outs(...)
+        cluster_blocks = 2, k_splits = 3>} ins(...) outs(...)
     ```
     The dialect verifies the ranges every kernel needs (whole mma steps,
-    1 to 4 stages, clusters of 1 or 2); whether the tile allows the block is
-    decided by the conversion, which leaves a tile it cannot build to the
-    SIMT lowering.
+    1 to 4 stages, clusters of 1 or 2, 1 to 8 splits); whether the tile
+    allows the block is decided by the conversion, which leaves a tile it
+    cannot build to the SIMT lowering.
   }];
   let parameters = (ins
     ArrayRefParameter<"int64_t", "block rows, columns and chunk of k">:$block,
     "int64_t":$stages,
     "bool":$specialize,
     "bool":$tensorCopies,
-    "int64_t":$clusterBlocks
+    "int64_t":$clusterBlocks,
+    DefaultValuedParameter<"int64_t", "1", "parts of k of a tile">:$kSplits
   );
   let assemblyFormat = [{
     `<` `block` `=` `[` $block `]` `,` `stages` `=` $stages `,`
     `specialize` `=` $specialize `,` `tensor_copies` `=` $tensorCopies `,`
-    `cluster_blocks` `=` $clusterBlocks `>`
+    `cluster_blocks` `=` $clusterBlocks (`,` `k_splits` `=` $kSplits^)? `>`
   }];
   let genVerifyDecl = 1;
 }
