@@ -129,15 +129,12 @@ struct ChunkRange {
 /// block's ChunkFill copies them, and the block takes one tile).
 /// `finish(unit, acc)`: the multiplying warps' write-back of a unit's
 /// accumulators; `afterLastTile` (optional): theirs once every unit is
-/// written back (waiting for stores still in flight). `beforeCopies(unit)`
-/// (optional, with `copiesOf`): the copying thread's work at the start of
-/// a unit, before its chunks.
+/// written back (waiting for stores still in flight).
 struct TileWalk {
   Value first, end, step;
   Value numChunks;
   function_ref<ChunkRange(Value)> chunksOf = nullptr;
   function_ref<TensorCopies(Value)> copiesOf = nullptr;
-  function_ref<void(Value)> beforeCopies = nullptr;
   function_ref<void(Value, ValueRange)> finish;
   function_ref<void()> afterLastTile = nullptr;
 };

@@ -164,8 +164,6 @@ private:
   Value pairForC(ValueRange indices, Value first, Value second);
   void walkSpecialized(const BlockMma::ChunkFill &fill);
   std::pair<Value, Value> splitOf(Value unit);
-  void prefetchTileOfC(Value unit);
-  void prefetchRowsOfC(const TileOrigin &origin);
   void finishUnit(Value unit, ValueRange acc);
   void storeWalkedTile(Value tile, ValueRange acc);
   void accumulateAndStore(const BlockMma::ChunkFill &fill);
@@ -480,39 +478,6 @@ std::pair<Value, Value> GatherAlongKKernel::splitOf(Value unit) {
   return {k.rem(unit, plan.numTiles), k.div(unit, plan.numTiles)};
 }
 
-/// Where the tile of `unit` adds into C (C += A x B), and `unit` writes
-/// the tile back (the tile's last part): asks for the tile's rows of C in
-/// L2 as the unit starts (bulk prefetches, one a row, from the copying
-/// thread), so that the write-back, a unit's multiplication later, reads C
-/// from L2 rather than from memory.
-void GatherAlongKKernel::prefetchTileOfC(Value unit) {
-  Value tile = unit;
-  if (plan.kSplits > 1) {
-    auto [ofUnit, split] = splitOf(unit);
-    tile = ofUnit;
-    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         split, k.index(plan.kSplits - 1));
-    auto ifLast = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
-    prefetchRowsOfC(originOf(tile));
-    return;
-  }
-  prefetchRowsOfC(originOf(tile));
-}
-
-void GatherAlongKKernel::prefetchRowsOfC(const TileOrigin &origin) {
-  int64_t rowBytes = s.n * t.outputType.getIntOrFloatBitWidth() / 8;
-  auto rows = scf::ForOp::create(b, loc, k.index(0), k.index(s.m),
-                                 k.index(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(rows.getBody()->getTerminator());
-  Value address = k.elementAddress(
-      t.c, {k.add(origin.m0, rows.getInductionVar()), origin.n0});
-  k.inlinePtx(/*result=*/Type(), ValueRange{address, k.i32(rowBytes)},
-              "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,r");
-}
-
 /// A warp-specialised block: a copying warpgroup fills the stages, the
 /// multiplying ones take the block's tile, or walk theirs (persistent):
 /// whole tiles, or their parts of k (splitOf).
@@ -537,7 +502,6 @@ void GatherAlongKKernel::walkSpecialized(const BlockMma::ChunkFill &fill) {
                    b, loc, boundary(k.add(split, k.index(1))), first)};
   };
   auto finish = [&](Value unit, ValueRange acc) { finishUnit(unit, acc); };
-  auto prefetchC = [&](Value unit) { prefetchTileOfC(unit); };
   TileWalk walk{mma->blockId, k.add(mma->blockId, k.index(1)), k.index(1),
                 numChunks};
   if (plan.persistent) {
@@ -548,8 +512,6 @@ void GatherAlongKKernel::walkSpecialized(const BlockMma::ChunkFill &fill) {
     walk.chunksOf = chunksOf;
   if (plan.tensorCopies)
     walk.copiesOf = copiesOf;
-  if (plan.prefetchesC)
-    walk.beforeCopies = prefetchC;
   walk.finish = finish;
   auto drain = [&] { mma->drainTensorStores(); };
   if (plan.tensorStores)
@@ -639,13 +601,6 @@ GatherAlongKPlan mlir::pit::planGatherAlongK(MLIRContext *context,
   // chunks are all of k), at least a chunk each.
   if (plan.persistent)
     plan.kSplits = std::clamp<int64_t>(t.kSplits, 1, t.extentK / s.k);
-  // C += A x B on a static, contiguous C of rows of whole 16 bytes (a bulk
-  // prefetch's unit) that the TMA blocks walk: the write-back's reads of C
-  // come from L2 (4096^3 f16 on an H200: 0.81 of cuBLAS's addmm_ without).
-  auto cType = cast<MemRefType>(t.c.getType());
-  plan.prefetchesC = plan.tensorCopies && !t.zeroFill && !t.batched &&
-                     cType.hasStaticShape() && cType.getLayout().isIdentity() &&
-                     s.n * t.outputType.getIntOrFloatBitWidth() / 8 % 16 == 0;
   if (!plan.tensorCopies)
     plan.clusterBlocks = 1;
   // An STile with more tiles than kMaxMmaBlocks (not warp-specialised):

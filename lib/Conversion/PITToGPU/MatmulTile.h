@@ -107,9 +107,6 @@ struct GatherAlongKPlan {
   /// Parts of k each tile is split into, each a unit of the walk; the last
   /// part adds the others' partial sums (split-k).
   int64_t kSplits = 1;
-  /// The copying thread asks for the tile's rows of C in L2 as the unit
-  /// that writes it back starts (C += A x B).
-  bool prefetchesC = false;
   /// The blocks take their tiles in turn from a counter, `residentBlocks` a
   /// multiprocessor.
   bool tileCounter = false;

@@ -138,8 +138,6 @@ void BlockMma::copyTiles(const ChunkFill &fill, StageBarriers &barriers,
     std::optional<TensorCopies> copies;
     if (walk.copiesOf)
       copies = walk.copiesOf(unit);
-    if (walk.copiesOf && walk.beforeCopies)
-      walk.beforeCopies(unit);
     auto chunks = scf::ForOp::create(b, loc, zero, range.count, one);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(chunks.getBody());

@@ -10,7 +10,6 @@
 // both have arrived, and the warp adds their sums before the tile goes back
 // through the TMA.
 // RUN: pit-opt %s --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s
-// RUN: pit-opt %s --convert-pit-to-gpu="chip=sm_90a" | FileCheck %s --check-prefix=PREFETCH
 
 // CHECK-LABEL: func.func @split
 // CHECK: %[[ARENA:.+]] = gpu.alloc () : memref<1048832xi8>
@@ -39,26 +38,3 @@ func.func @split(%a: memref<256x1024xf16>, %b: memref<1024x512xf16>, %c: memref<
   return
 }
 
-// C += A x B (linalg.matmul's own semantics): as a unit that writes its
-// tile back starts, the copying thread asks for the tile's 128 rows of C
-// (512 bytes each) in L2, so that the write-back reads them from there; in
-// parts of k, only the last part does.
-// PREFETCH-LABEL: func.func @accumulate(
-// PREFETCH: scf.for %{{.+}} = %c0{{.*}} to %c128{{.*}} step %c1
-// PREFETCH: llvm.inline_asm has_side_effects "cp.async.bulk.prefetch.L2.global [$0], $1;", "l,r" %{{.+}}, %c512_i32
-// PREFETCH-LABEL: func.func @accumulate_split(
-// PREFETCH: %[[LAST:.+]] = arith.cmpi eq, %{{.+}}, %c2{{.*}} : index
-// PREFETCH-NEXT: scf.if %[[LAST]] {
-// PREFETCH: scf.for %{{.+}} = %c0{{.*}} to %c128{{.*}} step %c1
-// PREFETCH: "cp.async.bulk.prefetch.L2.global [$0], $1;"
-func.func @accumulate(%a: memref<256x1024xf16>, %b: memref<1024x512xf16>, %c: memref<256x512xf16>) {
-  linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2>}
-      ins(%a, %b : memref<256x1024xf16>, memref<1024x512xf16>) outs(%c : memref<256x512xf16>)
-  return
-}
-
-func.func @accumulate_split(%a: memref<256x1024xf16>, %b: memref<1024x512xf16>, %c: memref<256x512xf16>) {
-  linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 256, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2, k_splits = 3>}
-      ins(%a, %b : memref<256x1024xf16>, memref<1024x512xf16>) outs(%c : memref<256x512xf16>)
-  return
-}
