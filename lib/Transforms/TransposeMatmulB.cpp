@@ -49,7 +49,6 @@ bool readsBByN(linalg::LinalgOp op) {
 /// dynamic extents, read B k by n.
 bool isLeftToDenseKernels(linalg::LinalgOp op) {
   return !op->hasAttr(PITDialect::getSparseAttrName()) &&
-         op.hasOnlyProjectedPermutations() &&
          llvm::all_of(op->getOperandTypes(), [](Type type) {
            return cast<ShapedType>(type).hasStaticShape();
          });

@@ -208,14 +208,10 @@ void GatherAlongKKernel::buildLaunch() {
     // count of arrivals for each multiplying warp of each tile.
     int64_t multiplyingWarps = s.m / 64 * kMmaWarps;
     sums = PartialSums{
-        gpu::AllocOp::create(
+        buildDeviceBuffer(
             b, loc,
             MemRefType::get({(plan.kSplits - 1) * plan.numTiles * s.m * s.n},
-                            b.getF32Type()),
-            /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange{},
-            /*dynamicSizes=*/ValueRange{}, /*symbolOperands=*/ValueRange{},
-            /*hostShared=*/false)
-            .getMemref(),
+                            b.getF32Type())),
         buildZeroedCounter(b, loc, plan.numTiles * multiplyingWarps),
         plan.numTiles, plan.kSplits};
   }

@@ -48,14 +48,20 @@ Value mlir::pit::buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), count);
 }
 
+Value mlir::pit::buildDeviceBuffer(OpBuilder &b, Location loc,
+                                   MemRefType type) {
+  return gpu::AllocOp::create(b, loc, type, /*asyncToken=*/Type(),
+                              /*asyncDependencies=*/ValueRange{},
+                              /*dynamicSizes=*/ValueRange{},
+                              /*symbolOperands=*/ValueRange{},
+                              /*hostShared=*/false)
+      .getMemref();
+}
+
 Value mlir::pit::buildZeroedCounter(OpBuilder &b, Location loc,
                                     int64_t count) {
-  Value counter = gpu::AllocOp::create(
-                      b, loc, MemRefType::get({count}, b.getI32Type()),
-                      /*asyncToken=*/Type(), /*asyncDependencies=*/ValueRange{},
-                      /*dynamicSizes=*/ValueRange{},
-                      /*symbolOperands=*/ValueRange{}, /*hostShared=*/false)
-                      .getMemref();
+  Value counter =
+      buildDeviceBuffer(b, loc, MemRefType::get({count}, b.getI32Type()));
   gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{}, counter,
                         arith::ConstantIntOp::create(b, loc, 0, 32));
   return counter;

@@ -42,6 +42,10 @@ Value buildRuntimeQueryAtEntry(OpBuilder &b, Location loc, Block *entry,
 Value buildMultiprocessorCountAtEntry(OpBuilder &b, Location loc,
                                       Block *entry);
 
+/// A device buffer of static `type` (gpu.alloc) at the builder's point on
+/// the host, which the caller frees.
+Value buildDeviceBuffer(OpBuilder &b, Location loc, MemRefType type);
+
 /// A device buffer of `count` i32 (gpu.alloc) and its gpu.memset to zero,
 /// at the builder's point on the host: counters that the call clears with
 /// its other buffers (the memsets of the call's allocation merge at its

@@ -24,10 +24,6 @@ using namespace mlir::pit;
 /// (the buffer is; each lane's run starts at a multiple of 4).
 constexpr int64_t kAccumulatorsAnAccess = 4;
 static const llvm::MaybeAlign kAccessAlignment(16);
-/// Accesses of partial sums a lane has in flight at most: 32 registers
-/// beside its 128 accumulators (all at once, LLVM hoists every load and
-/// ptxas spills a few hundred bytes a thread).
-constexpr int64_t kAccessesInFlight = 2;
 
 SmallVector<Value> BlockMma::partialSumsAt(const PartialSums &sums,
                                            Value split, Value tile,
@@ -111,28 +107,19 @@ Value BlockMma::addPartialSums(Value acc, const PartialSums &sums,
   syncWarp(k);
   auto accessType = VectorType::get({kAccumulatorsAnAccess}, b.getF32Type());
   int64_t perThread = warpgroupN() / 2;
-  int64_t batch = kAccessesInFlight * kAccumulatorsAnAccess;
   for (int64_t split = 0; split + 1 < sums.kSplits; ++split) {
-    for (int64_t start = 0; start < perThread; start += batch) {
-      SmallVector<Value> accesses;
-      for (int64_t first = start; first < std::min(start + batch, perThread);
-           first += kAccumulatorsAnAccess)
-        accesses.push_back(vector::LoadOp::create(
-            b, loc, accessType, sums.partials,
-            partialSumsAt(sums, k.index(split), tile, first),
-            /*nontemporal=*/false, kAccessAlignment));
-      for (auto [j, access] : llvm::enumerate(accesses)) {
-        for (int64_t i = 0; i < kAccumulatorsAnAccess; ++i) {
-          int64_t position = start + j * kAccumulatorsAnAccess + i;
-          Value sum = arith::AddFOp::create(
-              b, loc, LLVM::ExtractValueOp::create(b, loc, acc, position),
-              vector::ExtractOp::create(b, loc, access,
-                                        ArrayRef<int64_t>{i}));
-          acc = LLVM::InsertValueOp::create(b, loc, acc, sum, position);
-        }
+    for (int64_t first = 0; first < perThread;
+         first += kAccumulatorsAnAccess) {
+      Value access = vector::LoadOp::create(
+          b, loc, accessType, sums.partials,
+          partialSumsAt(sums, k.index(split), tile, first),
+          /*nontemporal=*/false, kAccessAlignment);
+      for (int64_t i = 0; i < kAccumulatorsAnAccess; ++i) {
+        Value sum = arith::AddFOp::create(
+            b, loc, LLVM::ExtractValueOp::create(b, loc, acc, first + i),
+            vector::ExtractOp::create(b, loc, access, ArrayRef<int64_t>{i}));
+        acc = LLVM::InsertValueOp::create(b, loc, acc, sum, first + i);
       }
-      // Keeps the next batch's loads after these adds.
-      k.inlinePtx(/*result=*/Type(), ValueRange{}, "", "~{memory}");
     }
   }
   return acc;
