@@ -6,9 +6,10 @@
 # comes from Debian's packages. The CUDA toolkit is optional and not installed
 # here: without it the GPU parts are switched off at configure time.
 #
-# The Python bindings' dependencies (nanobind, numpy, pytest) go into the
-# virtual environment .venv, made with the machine's python3; build.sh points
-# CMake at it.
+# The Python bindings' dependencies (nanobind, numpy, pytest) and PyTorch
+# (pit.torch, pit.nn; PyPI's wheel, which runs on a machine without a GPU) go
+# into the virtual environment .venv, made with the machine's python3;
+# build.sh points CMake at it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +17,7 @@ packages=(
   cmake ninja-build g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
 )
-python_packages=(nanobind numpy pytest)
+python_packages=(nanobind numpy pytest torch)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -47,7 +48,7 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c 'import nanobind, numpy, pytest' 2>/dev/null; then
+if ! .venv/bin/python -c 'import nanobind, numpy, pytest, torch' 2>/dev/null; then
   echo "setup: installing ${python_packages[*]} into .venv"
   .venv/bin/python -m pip install -q "${python_packages[@]}"
 else

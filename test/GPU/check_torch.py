@@ -1,0 +1,187 @@
+"""pit.torch's ops and pit.nn.SparseLinear on the GPU against dense autograd
+in float64, forward and backward, in two steps:
+
+    # here (the compiler): compile every case's kernels for sm_90a into
+    # DIR/cache, and put the runtime-only package in DIR/pit
+    PYTHONPATH=build/python_packages .venv/bin/python test/GPU/check_torch.py prepare DIR
+
+    # on the GPU machine (torch, no compiler): run and check
+    python3 DIR/check_torch.py run DIR
+
+The prepare step runs the same cases on meta tensors within
+pit.torch.ahead_of_time, so the run step finds every kernel in the cache;
+a kernel missing there is a failure that names it.
+"""
+
+import pathlib
+import shutil
+import sys
+import time
+
+TARGET = "sm_90a"
+RUNTIME_FILES = ["__init__.py", "errors.py", "runtime.py", "kernel_cache.py",
+                 "torch.py", "nn.py", "_config.py", "_revision.py"]
+SPARSITY = 0.9
+
+
+def tile_mask(torch, generator, shape, micro_tile, sparsity):
+    grid = [-(-extent // tile) for extent, tile in zip(shape, micro_tile)]
+    count = grid[0] * grid[1]
+    keep = torch.ones(count)
+    keep[torch.randperm(count, generator=generator)[:round(sparsity * count)]] = 0
+    mask = keep.reshape(grid)
+    for dim, tile in enumerate(micro_tile):
+        mask = mask.repeat_interleave(tile, dim)
+    return mask[:shape[0], :shape[1]]
+
+
+def cases(torch):
+    """(name, dtype, fn(make) -> (outputs, reference outputs)); make(shape,
+    mask=None) gives an input on the case's device and its float64 copy."""
+    import pit.nn
+    import pit.torch as pt
+
+    def matmul_a(make, micro_tile, m, k, n):
+        a, a64 = make((m, k), micro_tile)
+        b, b64 = make((k, n))
+        return pt.sparse_matmul(a, b, micro_tiles=[micro_tile]), a64 @ b64, [(a, a64), (b, b64)]
+
+    def matmul_b(make, micro_tile, m, k, n):
+        a, a64 = make((m, k))
+        b, b64 = make((k, n), micro_tile)
+        return (pt.sparse_matmul(a, b, sparse="b", micro_tiles=[micro_tile]), a64 @ b64,
+                [(a, a64), (b, b64)])
+
+    def linear(make, micro_tile, m, k, n, sparse):
+        x, x64 = make((m, k), micro_tile if sparse == "input" else None)
+        w, w64 = make((n, k), micro_tile if sparse == "weight" else None)
+        bias, bias64 = make((n,))
+        y = pt.sparse_linear(x.view(2, m // 2, k), w, bias, sparse=sparse,
+                             micro_tiles=[micro_tile])
+        y64 = torch.nn.functional.linear(x64.view(2, m // 2, k), w64, bias64)
+        return y, y64, [(x, x64), (w, w64), (bias, bias64)]
+
+    def module(make, micro_tile, m, k, n):
+        layer = pit.nn.SparseLinear(k, n, micro_tiles=[micro_tile])
+        x, x64 = make((m, k))
+        weight, weight64 = make((n, k))
+        bias, bias64 = make((n,))
+        mask, mask64 = make((n, k), micro_tile, values=False)
+        layer.weight, layer.bias = torch.nn.Parameter(weight), torch.nn.Parameter(bias)
+        layer.set_mask(mask)
+        reference = torch.nn.functional.linear(x64, weight64 * mask64, bias64)
+        return layer(x), reference, [(x, x64), (layer.weight, weight64), (layer.bias, bias64)]
+
+    def sddmm(make, micro_tile, m, k, n):
+        a, a64 = make((m, k))
+        b, b64 = make((k, n))
+        mask, mask64 = make((m, n), micro_tile, values=False)
+        return (pt.sddmm(a, b, mask, micro_tiles=[micro_tile]), mask64 * (a64 @ b64),
+                [(a, a64), (b, b64)])
+
+    f16, bf16 = torch.float16, torch.bfloat16
+    return [
+        ("matmul_a_32x1_f16", f16, lambda make: matmul_a(make, (32, 1), 512, 1024, 384)),
+        ("matmul_a_32x64_bf16", bf16, lambda make: matmul_a(make, (32, 64), 256, 512, 256)),
+        ("matmul_b_32x64_f16", f16, lambda make: matmul_b(make, (32, 64), 256, 512, 384)),
+        ("linear_weight_32x64_f16", f16, lambda make: linear(make, (32, 64), 512, 1024, 768, "weight")),
+        ("linear_weight_32x1_bf16", bf16, lambda make: linear(make, (32, 1), 256, 512, 384, "weight")),
+        ("linear_input_1x64_f16", f16, lambda make: linear(make, (1, 64), 512, 1024, 256, "input")),
+        ("linear_input_ragged_32x64_f16", f16, lambda make: linear(make, (32, 64), 200, 1000, 136, "input")),
+        ("module_32x64_f16", f16, lambda make: module(make, (32, 64), 384, 512, 256)),
+        ("sddmm_32x1_f16", f16, lambda make: sddmm(make, (32, 1), 256, 128, 512)),
+    ]
+
+
+def check_case(torch, name, dtype, build, device, seed):
+    """Runs one case on `device`; returns the largest relative error of the
+    output and of every input's gradient (None on meta)."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def make(shape, micro_tile=None, values=True):
+        data = torch.randn(*shape, generator=generator, dtype=torch.float64) if values \
+            else torch.ones(*shape, dtype=torch.float64)
+        if micro_tile is not None:
+            data = data * tile_mask(torch, generator, shape, micro_tile, SPARSITY).double()
+        data = data.to(dtype)
+        on_device = data.to(device).requires_grad_(values)
+        return on_device, data.double().requires_grad_(values)
+
+    output, reference, inputs = build(make)
+    grad = torch.randn(*output.shape, generator=generator, dtype=torch.float64).to(dtype)
+    output.backward(grad.to(device))
+    reference.backward(grad.double())
+    if device == "meta":
+        return None
+    errors = [relative_error(torch, output, reference)]
+    for tensor, tensor64 in inputs:
+        expected = tensor64.grad
+        if name.startswith("matmul_a") and tensor is inputs[0][0] or \
+                name.startswith("matmul_b") and tensor is inputs[1][0] or \
+                "input" in name and tensor is inputs[0][0] or \
+                "weight" in name and tensor is inputs[1][0]:
+            # The sparse operand's gradient keeps its non-zeros only.
+            expected = expected * (tensor64.detach() != 0)
+        errors.append(relative_error(torch, tensor.grad, expected))
+    return max(errors)
+
+
+def relative_error(torch, actual, expected):
+    expected = expected.detach()
+    return ((actual.detach().double().cpu() - expected).norm() / expected.norm()).item()
+
+
+def prepare(directory):
+    import torch
+
+    import pit
+    import pit.torch as pt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    cache = directory / "cache"
+    import os
+    os.environ["PIT_CACHE_DIR"] = str(cache)
+    started = time.perf_counter()
+    with pt.ahead_of_time(TARGET):
+        for seed, (name, dtype, build) in enumerate(cases(torch)):
+            check_case(torch, name, dtype, build, "meta", seed)
+    print(f"compiled {len(list(cache.glob('*.so'))) - 1} kernels for {TARGET} "
+          f"in {time.perf_counter() - started:.1f} s into {cache}")
+    package = directory / "pit"
+    package.mkdir(exist_ok=True)
+    for name in RUNTIME_FILES:
+        shutil.copy(pathlib.Path(pit.__file__).parent / name, package)
+    shutil.copy(__file__, directory)
+
+
+def run(directory):
+    import os
+
+    import torch
+
+    os.environ["PIT_CACHE_DIR"] = str(directory / "cache")
+    failures = 0
+    tolerance = {torch.float16: 5e-3, torch.bfloat16: 3e-2}
+    for seed, (name, dtype, build) in enumerate(cases(torch)):
+        try:
+            error = check_case(torch, name, dtype, build, "cuda", seed)
+            verdict = "PASS" if error < tolerance[dtype] else "FAIL"
+            print(f"{name}: largest relative error {error:.2e} (output and gradients) {verdict}")
+        except Exception as exception:  # noqa: BLE001 - reported, counted
+            verdict = "FAIL"
+            print(f"{name}: {type(exception).__name__}: {exception}")
+        failures += verdict == "FAIL"
+    total = len(cases(torch))
+    print(f"{total - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    step, where = sys.argv[1], pathlib.Path(sys.argv[2]).absolute()
+    if step == "prepare":
+        prepare(where)
+    elif step == "run":
+        sys.path.insert(0, str(where))
+        sys.exit(run(where))
+    else:
+        sys.exit(f"unknown step {step!r}: prepare or run")

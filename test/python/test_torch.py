@@ -1,0 +1,252 @@
+"""pit.torch and pit.nn on CPU tensors, through the CPU lowering: results
+against float64 references on fresh random data, gradients (gradcheck and
+the sparse operand's restricted gradient), torch.compile without graph
+breaks, the disk cache across processes, ahead-of-time compiles for a GPU,
+and the errors a wrong call gets."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import pit
+import pit.kernel_cache
+import pit.nn
+import pit.torch as pt
+
+F64 = torch.float64
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cache_dir(tmp_path_factory):
+    """A disk cache of the tests' own: they compile what they call."""
+    directory = tmp_path_factory.mktemp("pit-cache")
+    previous = os.environ.get(pit.kernel_cache.CACHE_DIR_VARIABLE)
+    os.environ[pit.kernel_cache.CACHE_DIR_VARIABLE] = str(directory)
+    yield directory
+    if previous is None:
+        del os.environ[pit.kernel_cache.CACHE_DIR_VARIABLE]
+    else:
+        os.environ[pit.kernel_cache.CACHE_DIR_VARIABLE] = previous
+
+
+@pytest.fixture
+def generator():
+    seed = torch.seed()
+    print(f"torch seed {seed}")
+    return torch.Generator().manual_seed(seed)
+
+
+def tile_mask(generator, shape, micro_tile, sparsity):
+    """0/1 of `shape` (whole micro-tiles or not) with round(sparsity * count)
+    of its micro-tiles zero."""
+    grid = [-(-extent // tile) for extent, tile in zip(shape, micro_tile)]
+    count = grid[0] * grid[1]
+    keep = torch.ones(count, dtype=F64)
+    keep[torch.randperm(count, generator=generator)[:round(sparsity * count)]] = 0
+    mask = keep.reshape(grid)
+    for dim, tile in enumerate(micro_tile):
+        mask = mask.repeat_interleave(tile, dim)
+    return mask[:shape[0], :shape[1]]
+
+
+def randn(generator, *shape, dtype=F64, requires_grad=False):
+    return torch.randn(*shape, generator=generator, dtype=dtype).requires_grad_(requires_grad)
+
+
+def relative_error(actual, expected):
+    return ((actual.double() - expected).norm() / expected.norm()).item()
+
+
+@pytest.mark.parametrize("sparse,micro_tile", [("a", (32, 1)), ("b", (1, 32)), ("a", (16, 16))])
+@pytest.mark.parametrize("sparsity", [0.5, 0.9])
+def test_sparse_matmul_against_float64(generator, sparse, micro_tile, sparsity):
+    a = randn(generator, 64, 128, dtype=torch.float32)
+    b = randn(generator, 128, 48, dtype=torch.float32)
+    if sparse == "a":
+        a = a * tile_mask(generator, a.shape, micro_tile, sparsity).float()
+    else:
+        b = b * tile_mask(generator, b.shape, micro_tile, sparsity).float()
+    c = pt.sparse_matmul(a, b, sparse=sparse, micro_tiles=[micro_tile])
+    assert c.shape == (64, 48) and c.dtype == torch.float32
+    assert relative_error(c, a.double() @ b.double()) < 1e-6
+
+
+@pytest.mark.parametrize("sparse", ["weight", "input"])
+def test_sparse_linear_on_shapes_not_whole_micro_tiles(generator, sparse):
+    """Rows, in and out features none of them multiples of the micro-tile:
+    the operands are padded with zeros, which the kernel skips."""
+    x = randn(generator, 3, 20, 100)
+    weight = randn(generator, 72, 100)
+    bias = randn(generator, 72)
+    if sparse == "weight":
+        weight = weight * tile_mask(generator, weight.shape, (32, 64), 0.5)
+    else:
+        x = torch.relu(x)
+    y = pt.sparse_linear(x, weight, bias, sparse=sparse, micro_tiles=[(32, 64)])
+    assert y.shape == (3, 20, 72)
+    assert relative_error(y, torch.nn.functional.linear(x, weight, bias)) < 1e-12
+
+
+def test_sddmm_against_float64(generator):
+    a, b = randn(generator, 64, 32), randn(generator, 32, 96)
+    mask = tile_mask(generator, (64, 96), (1, 16), 0.7)
+    c = pt.sddmm(a, b, mask, micro_tiles=[(1, 16)])
+    assert relative_error(c, mask * (a @ b)) < 1e-12
+
+
+def test_gradcheck(generator):
+    """Each op's backward (SDDMMs and sparse matmuls of PIT) against finite
+    differences, with the sparse operand a masked parameter: the masked
+    gradient is then the exact one."""
+    mask_a = tile_mask(generator, (64, 32), (32, 1), 0.5)
+    a, b = randn(generator, 64, 32, requires_grad=True), randn(generator, 32, 16, requires_grad=True)
+    assert torch.autograd.gradcheck(
+        lambda a, b: pt.sparse_matmul(a * mask_a, b, micro_tiles=[(32, 1)]), (a, b),
+        fast_mode=True)
+    mask_b = tile_mask(generator, (32, 16), (1, 16), 0.5)
+    assert torch.autograd.gradcheck(
+        lambda a, b: pt.sparse_matmul(a, b * mask_b, sparse="b", micro_tiles=[(1, 16)]),
+        (a, b), fast_mode=True)
+    x = randn(generator, 2, 16, 64, requires_grad=True)
+    weight, bias = randn(generator, 48, 64, requires_grad=True), randn(generator, 48, requires_grad=True)
+    mask_w = tile_mask(generator, (48, 64), (16, 16), 0.5)
+    assert torch.autograd.gradcheck(
+        lambda x, w, bias: pt.sparse_linear(x, w * mask_w, bias, micro_tiles=[(16, 16)]),
+        (x, weight, bias), fast_mode=True)
+    assert torch.autograd.gradcheck(
+        lambda x, w: pt.sparse_linear(torch.relu(x), w, sparse="input", micro_tiles=[(1, 32)]),
+        (x, weight), fast_mode=True)
+    mask_c = tile_mask(generator, (64, 16), (1, 16), 0.5)
+    assert torch.autograd.gradcheck(
+        lambda a, b: pt.sddmm(a, b, mask_c, micro_tiles=[(1, 16)]), (a, b), fast_mode=True)
+
+
+def test_sparse_operand_gradient_is_restricted_to_its_non_zeros(generator):
+    """As torch.sparse does: dA is dC B^T where A is non-zero, 0 elsewhere."""
+    a = (randn(generator, 64, 32) * tile_mask(generator, (64, 32), (32, 1), 0.5)).requires_grad_()
+    b = randn(generator, 32, 16, requires_grad=True)
+    grad = randn(generator, 64, 16)
+    pt.sparse_matmul(a, b, micro_tiles=[(32, 1)]).backward(grad)
+    dense = grad @ b.detach().t()
+    assert torch.equal(a.grad == 0, a.detach() == 0)
+    assert relative_error(a.grad, dense * (a.detach() != 0)) < 1e-12
+    assert relative_error(b.grad, a.detach().t() @ grad) < 1e-12
+
+
+def test_torch_compile_traces_without_graph_break(generator):
+    weight = (randn(generator, 48, 64) * tile_mask(generator, (48, 64), (16, 16), 0.5))
+    weight.requires_grad_()
+    x = randn(generator, 32, 64, requires_grad=True)
+
+    def block(x, weight):
+        return pt.sparse_linear(x, weight, micro_tiles=[(16, 16)]).relu().square().sum()
+
+    compiled = torch.compile(block, fullgraph=True, backend="aot_eager")
+    loss = compiled(x, weight)
+    loss.backward()
+    compiled_grads = x.grad.clone(), weight.grad.clone()
+    x.grad = weight.grad = None
+    expected = block(x, weight)
+    expected.backward()
+    assert relative_error(loss, expected.detach()) < 1e-12
+    assert relative_error(compiled_grads[0], x.grad) < 1e-12
+    assert relative_error(compiled_grads[1], weight.grad) < 1e-12
+
+
+RUN_FROM_CACHE = textwrap.dedent("""
+    import sys, torch, pit.kernel_cache, pit.torch
+    if sys.argv[1] == "cached":
+        def refuse(*args):
+            raise AssertionError("compiled, but the disk cache had the library")
+        pit.kernel_cache._compile_into = refuse
+    a = torch.arange(64 * 32, dtype=torch.float64).reshape(64, 32) % 7
+    b = torch.ones(32, 8, dtype=torch.float64)
+    print(float(pit.torch.sparse_matmul(a, b, micro_tiles=[(32, 1)]).sum()))
+""")
+
+
+def test_disk_cache_serves_later_processes(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path),
+               **{pit.kernel_cache.CACHE_DIR_VARIABLE: str(tmp_path)})
+
+    def run(mode):
+        return subprocess.run([sys.executable, "-c", RUN_FROM_CACHE, mode], env=env,
+                              capture_output=True, text=True, check=True).stdout
+
+    first = run("compile")
+    assert len(list(tmp_path.glob("*.so"))) == 1 and len(list(tmp_path.glob("*.mlir"))) == 1
+    assert run("cached") == first == f"{float((torch.arange(64 * 32) % 7).sum() * 8)}\n"
+
+
+def test_cache_key_covers_target_and_compiler_version(monkeypatch):
+    source = "func.func @kernel() { return }"
+    key = pit.kernel_cache.entry_key(source, "cpu", {})
+    assert pit.kernel_cache.entry_key(source, "sm_90a", {}) != key
+    assert pit.kernel_cache.entry_key(source + " ", "cpu", {}) != key
+    monkeypatch.setattr(pit.kernel_cache, "compiler_version", lambda: "another")
+    assert pit.kernel_cache.entry_key(source, "cpu", {}) != key
+
+
+def test_ahead_of_time_compiles_a_gpu_models_kernels(cache_dir):
+    """Forward and backward on meta tensors compile what an H100 would run:
+    the forward, the SDDMM of the weight's gradient and the input's sparse
+    matmul, and put the CUDA runtime beside them."""
+    before = set(cache_dir.glob("*.so"))
+    layer = pit.nn.SparseLinear(128, 64, micro_tiles=[(32, 64)], device="meta",
+                                dtype=torch.float16)
+    x = torch.empty(256, 128, device="meta", dtype=torch.float16, requires_grad=True)
+    with pt.ahead_of_time("sm_90a"):
+        layer(x).sum().backward()
+    written = set(cache_dir.glob("*.so")) - before
+    kernels = [path for path in written if path.name != "libpit_cuda_runtime.so"]
+    assert len(kernels) == 3
+    assert (cache_dir / "libpit_cuda_runtime.so").exists()
+    sources = [path.with_suffix(".mlir").read_text() for path in kernels]
+    assert sum("linalg.generic" in source for source in sources) == 1
+
+
+def test_sparse_linear_module_trains_with_a_mask_changed_every_step(generator):
+    layer = pit.nn.SparseLinear(64, 32, micro_tiles=[(16, 16)], dtype=F64)
+    target = randn(generator, 32, 64)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.05)
+    x = randn(generator, 48, 64)
+    losses = []
+    for step in range(8):
+        mask = tile_mask(generator, (32, 64), (16, 16), 0.5)
+        layer.set_mask(mask)
+        loss = (layer(x) - x @ target.t()).square().mean()
+        optimizer.zero_grad()
+        loss.backward()
+        assert torch.all(layer.weight.grad[mask == 0] == 0)
+        optimizer.step()
+        losses.append(loss.item())
+    layer.set_mask(None)
+    full = (layer(x) - x @ target.t()).square().mean().item()
+    assert losses[-1] < losses[0] and full < losses[0]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda a, b: pt.sparse_matmul(a, b, sparse="c"), "sparse is 'a' or 'b'"),
+    (lambda a, b: pt.sparse_matmul(a, b.t()), "must agree"),
+    (lambda a, b: pt.sparse_matmul(a, b.float()), "one dtype and one device"),
+    (lambda a, b: pt.sparse_matmul(a.bfloat16(), b.bfloat16()), "numpy has no bfloat16"),
+    (lambda a, b: pt.sparse_matmul(a, b, micro_tiles=[(32, 0)]), "positive integers"),
+    (lambda a, b: pt.sparse_matmul(a[0], b), "has 1 dimensions"),
+    (lambda a, b: pt.sparse_matmul(a.int(), b.int()), "expects one of"),
+    (lambda a, b: pt.sparse_linear(a, b, sparse="both"), "'weight' or 'input'"),
+    (lambda a, b: pt.sddmm(a, b, a), "the product's shape"),
+])
+def test_wrong_calls_get_clear_errors(call, message):
+    a, b = torch.ones(32, 16, dtype=F64), torch.ones(16, 8, dtype=F64)
+    with pytest.raises(pit.ArgumentError, match=message):
+        call(a, b)
+
+
+def test_module_mask_of_wrong_shape_is_refused():
+    with pytest.raises(ValueError, match="expects the weight's"):
+        pit.nn.SparseLinear(16, 8).set_mask(torch.ones(16, 8))
