@@ -23,6 +23,7 @@ What it measures, f16, on the suite's model shapes (bench/suite.py):
 """
 
 import json
+import os
 import pathlib
 import shutil
 import statistics
@@ -43,8 +44,6 @@ SHAPES = [  # (name, tokens, in features, out features)
 MICRO_TILES = [(32, 64), (32, 1)]
 SPARSITY = 0.9
 OVERHEAD_SHAPE = (128, 128, 128)
-RUNTIME_FILES = ["__init__.py", "errors.py", "runtime.py", "kernel_cache.py",
-                 "torch.py", "nn.py", "_config.py", "_revision.py"]
 
 
 def weight_mask(torch, shape, micro_tile, generator):
@@ -79,11 +78,8 @@ def layer_step(torch, pit_nn, m, k, n, micro_tile, device):
 # ---------------------------------------------------------------------------
 
 def prepare(directory):
-    import os
-
     import torch
 
-    import pit
     import pit.kernel_cache
     import pit.nn
     import pit.torch as pt
@@ -111,10 +107,7 @@ def prepare(directory):
     print(f"compiled {len(compile_seconds)} kernels for {TARGET}: "
           f"median {statistics.median(compile_seconds):.2f} s, "
           f"max {max(compile_seconds):.2f} s each")
-    package = directory / "pit"
-    package.mkdir(exist_ok=True)
-    for name in RUNTIME_FILES:
-        shutil.copy(pathlib.Path(pit.__file__).parent / name, package)
+    pit.kernel_cache.copy_runtime_package(directory)
     shutil.copy(__file__, directory)
 
 
@@ -199,8 +192,6 @@ def measure_layer(torch, pit_nn, m, k, n, micro_tile, reps):
 
 
 def run(directory, reps):
-    import os
-
     import torch
 
     os.environ["PIT_CACHE_DIR"] = str(directory / "cache")

@@ -16,6 +16,12 @@ names raise an ImportError that says why.
 from .errors import ArgumentError, CallError, MLIRError
 from .runtime import DevicePointer, Library, load
 
+_COMPILER_NAMES = ("Attribute", "Block", "Context", "Module", "Operation",
+                   "PassManager", "Region", "Type", "Value", "CombinerAttr",
+                   "SparseAttr", "Builder", "Function", "batch_matmul", "detect",
+                   "generic", "mark_sparse", "matmul", "memref", "sread", "stile",
+                   "swrite", "tensor", "compile", "signatures")
+
 try:
     from ._pit import (Attribute, Block, Context, Module, Operation,
                        PassManager, Region, Type, Value)
@@ -28,6 +34,10 @@ except ImportError as error:
     _compiler_import_error = error
 
     def __getattr__(name):
+        # Other names fall through, so that the runtime's submodules
+        # (pit.torch, pit.nn, pit.kernel_cache) still import.
+        if name not in _COMPILER_NAMES:
+            raise AttributeError(f"module 'pit' has no attribute '{name}'")
         raise ImportError(
             f"pit.{name} needs the compiler extension pit._pit, which cannot "
             f"be imported here ({_compiler_import_error}); this Python has "

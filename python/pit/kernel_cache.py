@@ -26,6 +26,9 @@ from .errors import CallError
 from .runtime import load
 
 CACHE_DIR_VARIABLE = "PIT_CACHE_DIR"
+# The package's modules that run cached kernels without the compiler.
+RUNTIME_MODULES = ("__init__.py", "errors.py", "runtime.py", "kernel_cache.py",
+                   "torch.py", "nn.py", "_config.py", "_revision.py")
 _GPU_RUNTIME = "libpit_cuda_runtime.so"
 
 # Libraries loaded by this process, by path.
@@ -109,3 +112,13 @@ def _compile_into(directory, key, source, target, options):
     if target != compiler.CPU and runtime.exists() and not (
             beside.exists() and filecmp.cmp(runtime, beside, shallow=False)):
         shutil.copy(runtime, beside)
+
+
+def copy_runtime_package(directory):
+    """Puts the runtime-only package (RUNTIME_MODULES) in DIRECTORY/pit: with
+    a copy of the cache, what a machine without the compiler needs to run
+    pit.torch's ops."""
+    package = pathlib.Path(directory) / "pit"
+    package.mkdir(parents=True, exist_ok=True)
+    for name in RUNTIME_MODULES:
+        shutil.copy(pathlib.Path(__file__).parent / name, package)

@@ -77,7 +77,12 @@ _SDDMM = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, "
           "  ^bb0(%x: {t}, %y: {t}, %w: {t}, %acc: {ct}):\n"
           "{body}"
           "    linalg.yield %s : {ct}\n  }}\n  return\n}}\n")
-_PROGRAMS = {"matmul": _MATMUL, "linear": _LINEAR, "sddmm": _SDDMM}
+# A row-major copy of a transposed tensor: torch's copy of a transpose moves
+# 0.1-0.6 TB/s on an H200, PIT's tiled transpose 2-2.8.
+_TRANSPOSE = ("func.func @kernel(%a: memref<{k}x{m}x{t}>, %c: memref<{m}x{k}x{t}>) {{\n"
+              "  linalg.transpose ins(%a : memref<{k}x{m}x{t}>) outs(%c : memref<{m}x{k}x{t}>) "
+              "permutation = [1, 0]\n  return\n}}\n")
+_PROGRAMS = {"matmul": _MATMUL, "linear": _LINEAR, "sddmm": _SDDMM, "transpose": _TRANSPOSE}
 
 # Functions by (program, shapes, element types, micro-tiles, target): the
 # per-call path is this lookup, not the disk cache's hashing.
@@ -144,32 +149,61 @@ _LAYOUTS = {"matmul": (("mk", "kn"), 0), "linear": (("mk", "nk"), 0),
             "sddmm": (("mk", "kn", "mn"), 2)}
 
 
-def _call(program, operands, n, out_dtype, micro_tiles):
-    """Runs `program` on `operands` (the first of shape m x k) into a new
-    m x n tensor of `out_dtype`."""
+# The operand and dimension that give each program's result its columns.
+_RESULT_COLUMNS = {"matmul": (1, 1), "linear": (1, 0), "sddmm": (1, 1)}
+
+# Plans by (program, operand shapes, dtype, micro-tiles, device): the
+# per-call path is one lookup, not the padding arithmetic and the disk cache.
+_plans = {}
+
+
+class _Plan:
+    """What a call of one program on operands of some shapes, dtype and
+    device runs: the compiled function, the padding of each operand, the
+    result's padded shape and dtype, and the crop back to the real one."""
+
+    def __init__(self, program, operands, micro_tiles):
+        first = operands[0]
+        layouts, _ = _LAYOUTS[program]
+        extents = _loop_extents(program, operands)
+        padded = _padded_extents(program, extents, micro_tiles)
+        self.pads = [_padding(layout, tensor.shape, padded)
+                     for tensor, layout in zip(operands, layouts)]
+        self.out_shape = (padded["m"], padded["n"])
+        self.crop = None if padded == extents else (extents["m"], extents["n"])
+        self.out_dtype = _accumulated_dtype(first.dtype, micro_tiles)
+        self.on_cpu = first.device.type == "cpu"
+        self.loops = ((padded["m"], padded["k"]), padded["n"])
+        self.function = _function(program, self.loops, first.dtype, self.out_dtype,
+                                  micro_tiles, _target(first.device))
+
+
+def _kernel(program, operands, micro_tiles):
+    """Runs `program` on `operands` into a new tensor of their dtype."""
     first = operands[0]
-    target = _target(first.device)
-    extents = _loop_extents(program, operands, n)
-    padded = _padded_extents(program, extents, micro_tiles)
-    operands = [_prepare(operand, layout, padded)
-                for operand, layout in zip(operands, _LAYOUTS[program][0])]
-    function = _function(program, ((padded["m"], padded["k"]), padded["n"]),
-                         first.dtype, out_dtype, micro_tiles, target)
-    out = torch.empty((padded["m"], padded["n"]), dtype=out_dtype, device=first.device)
-    if target == "cpu":
-        function(*[operand.numpy() for operand in operands], out.numpy())
+    key = (program, tuple(tensor.shape for tensor in operands), first.dtype,
+           tuple(micro_tiles), first.device)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans[key] = _Plan(program, operands, micro_tiles)
+    operands = [_prepare(tensor, pad) for tensor, pad in zip(operands, plan.pads)]
+    out = torch.empty(plan.out_shape, dtype=plan.out_dtype, device=first.device)
+    if plan.on_cpu:
+        plan.function(*[tensor.detach().numpy() for tensor in operands], out.numpy())
     else:
-        function(*operands, out)
-    if padded != extents:
-        out = out[:extents["m"], :extents["n"]]
-    return out
+        plan.function(*operands, out)
+    if plan.crop is not None:
+        out = out[:plan.crop[0], :plan.crop[1]]
+    return out if plan.out_dtype == first.dtype else out.to(first.dtype)
 
 
-def _loop_extents(program, operands, n):
+def _loop_extents(program, operands):
+    """{loop: extent} of the loops m, n and k of `program` on `operands`."""
     layouts, _ = _LAYOUTS[program]
-    extents = {"n": n}
-    for operand, layout in zip(operands, layouts):
-        extents.update(zip(layout, operand.shape))
+    operand, dim = _RESULT_COLUMNS[program]
+    extents = {"n": operands[operand].shape[dim]}
+    for tensor, layout in zip(operands, layouts):
+        extents.update(zip(layout, tensor.shape))
     return extents
 
 
@@ -185,17 +219,36 @@ def _padded_extents(program, extents, micro_tiles):
     return padded
 
 
-def _prepare(tensor, layout, padded):
+def _padding(layout, shape, padded):
+    """torch.nn.functional.pad's argument that pads `shape` to the padded
+    extents of its loops, or None."""
+    rows, columns = (padded[loop] - extent for loop, extent in zip(layout, shape))
+    return (0, columns, 0, rows) if rows or columns else None
+
+
+def _prepare(tensor, pad):
     """A row-major, 16-byte aligned tensor of the padded extents, as the
     compiled code reads it."""
-    tensor = tensor.detach()
-    rows, columns = (padded[loop] - extent for loop, extent in zip(layout, tensor.shape))
-    if rows or columns:
-        return torch.nn.functional.pad(tensor, (0, columns, 0, rows))
-    tensor = tensor.contiguous()
+    if pad is not None:
+        return torch.nn.functional.pad(tensor.detach(), pad)
+    if not tensor.is_contiguous():
+        if tensor.is_cuda and tensor.t().is_contiguous():
+            return _transposed_copy(tensor)
+        tensor = tensor.contiguous()
     if tensor.data_ptr() % 16:
         tensor = tensor.clone()
     return tensor
+
+
+def _transposed_copy(tensor):
+    """`tensor`, the transpose of a row-major CUDA tensor, copied row-major
+    by PIT's transpose kernel."""
+    rows, columns = tensor.shape
+    function = _function("transpose", ((rows, columns), 0), tensor.dtype, tensor.dtype,
+                         (), _target(tensor.device))
+    out = torch.empty((rows, columns), dtype=tensor.dtype, device=tensor.device)
+    function(tensor.t(), out)
+    return out
 
 
 def _accumulated_dtype(dtype, micro_tiles):
@@ -207,55 +260,54 @@ def _accumulated_dtype(dtype, micro_tiles):
     return dtype
 
 
-def _fake(program, operands, n, micro_tiles):
+def _fake(program, operands, micro_tiles):
     """The result's shape and dtype; within ahead_of_time, also compiles the
-    program that the call would run."""
+    programs that the call would run."""
     first = operands[0]
+    extents = _loop_extents(program, operands)
     if _ahead_target is not None and all(
-            isinstance(extent, int) for operand in operands for extent in operand.shape):
-        padded = _padded_extents(program, _loop_extents(program, operands, n), micro_tiles)
-        source = _source(program, ((padded["m"], padded["k"]), padded["n"]),
-                         first.dtype, _accumulated_dtype(first.dtype, micro_tiles),
-                         micro_tiles)
-        kernel_cache.compiled_path(source, _ahead_target)
-    return first.new_empty((first.shape[0], n))
+            isinstance(extent, int) for extent in extents.values()):
+        _compile_ahead(program, operands, extents, micro_tiles)
+    return first.new_empty((extents["m"], extents["n"]))
 
 
-@torch.library.custom_op("pit::matmul", mutates_args=())
-def _matmul(a: torch.Tensor, b: torch.Tensor, micro_tiles: list[int]) -> torch.Tensor:
+def _compile_ahead(program, operands, extents, micro_tiles):
+    """Compiles the program of a call into the disk cache and, on a GPU,
+    the transposes of its operands: a tensor's layout on meta tensors need
+    not be the one a real call meets."""
+    dtype = operands[0].dtype
+    padded = _padded_extents(program, extents, micro_tiles)
+    kernel_cache.compiled_path(
+        _source(program, ((padded["m"], padded["k"]), padded["n"]), dtype,
+                _accumulated_dtype(dtype, micro_tiles), micro_tiles), _ahead_target)
+    if _ahead_target != "cpu":
+        for rows, columns in {tuple(tensor.shape) for tensor in operands}:
+            kernel_cache.compiled_path(
+                _source("transpose", ((rows, columns), 0), dtype, dtype, ()), _ahead_target)
+
+
+def _matmul_kernel(a: torch.Tensor, b: torch.Tensor, micro_tiles: list[int]) -> torch.Tensor:
     """C = A B, A sparse."""
-    out_dtype = _accumulated_dtype(a.dtype, micro_tiles)
-    return _call("matmul", [a, b], b.shape[1], out_dtype, micro_tiles).to(a.dtype)
+    return _kernel("matmul", [a, b], micro_tiles)
 
 
-@torch.library.custom_op("pit::linear", mutates_args=())
-def _linear(x: torch.Tensor, weight: torch.Tensor, micro_tiles: list[int]) -> torch.Tensor:
+def _linear_kernel(x: torch.Tensor, weight: torch.Tensor,
+                   micro_tiles: list[int]) -> torch.Tensor:
     """y = x W^T, x sparse."""
-    out_dtype = _accumulated_dtype(x.dtype, micro_tiles)
-    return _call("linear", [x, weight], weight.shape[0], out_dtype, micro_tiles).to(x.dtype)
+    return _kernel("linear", [x, weight], micro_tiles)
 
 
-@torch.library.custom_op("pit::sddmm", mutates_args=())
-def _sddmm(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor,
-           micro_tiles: list[int]) -> torch.Tensor:
+def _sddmm_kernel(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor,
+                  micro_tiles: list[int]) -> torch.Tensor:
     """C = M * (A B), the mask M sparse."""
-    out_dtype = _accumulated_dtype(a.dtype, micro_tiles)
-    return _call("sddmm", [a, b, mask], b.shape[1], out_dtype, micro_tiles).to(a.dtype)
+    return _kernel("sddmm", [a, b, mask], micro_tiles)
 
 
-@_matmul.register_fake
-def _(a, b, micro_tiles):
-    return _fake("matmul", [a, b], b.shape[1], micro_tiles)
-
-
-@_linear.register_fake
-def _(x, weight, micro_tiles):
-    return _fake("linear", [x, weight], weight.shape[0], micro_tiles)
-
-
-@_sddmm.register_fake
-def _(a, b, mask, micro_tiles):
-    return _fake("sddmm", [a, b, mask], b.shape[1], micro_tiles)
+_KERNELS = {"matmul": _matmul_kernel, "linear": _linear_kernel, "sddmm": _sddmm_kernel}
+_OPS = {program: torch.library.custom_op(f"pit::{program}", kernel, mutates_args=())
+        for program, kernel in _KERNELS.items()}
+for _program, _op in _OPS.items():
+    _op.register_fake(lambda *inputs, program=_program: _fake(program, inputs[:-1], inputs[-1]))
 
 
 def _transposed(micro_tiles):
@@ -268,49 +320,101 @@ def _pattern(tensor):
     return (tensor != 0).to(tensor.dtype)
 
 
-def _save_inputs(ctx, inputs, output):
-    *tensors, micro_tiles = inputs
-    ctx.save_for_backward(*tensors)
-    ctx.micro_tiles = micro_tiles
-
-
-def _matmul_backward(ctx, grad):
-    a, b = ctx.saved_tensors
+def _matmul_backward(saved, micro_tiles, grad, needs):
+    a, b = saved
     grad_a = grad_b = None
-    if ctx.needs_input_grad[0]:
-        grad_a = _sddmm(grad, b.t(), _pattern(a), ctx.micro_tiles)
-    if ctx.needs_input_grad[1]:
-        grad_b = _matmul(a.t(), grad, _transposed(ctx.micro_tiles))
+    if needs[0]:
+        grad_a = _run("sddmm", grad, b.t(), _pattern(a), micro_tiles=micro_tiles)
+    if needs[1]:
+        grad_b = _run("matmul", a.t(), grad, micro_tiles=_transposed(micro_tiles))
+    return grad_a, grad_b
+
+
+def _linear_backward(saved, micro_tiles, grad, needs):
+    x, weight = saved
+    grad_x = grad_weight = None
+    if needs[0]:
+        grad_x = _run("sddmm", grad, weight, _pattern(x), micro_tiles=micro_tiles)
+    if needs[1]:
+        # dW = dy^T x, computed as its transpose x^T dy, with x^T sparse:
+        # as y = x W^T with W = dy^T where dy comes transposed (the result
+        # was returned as a transpose), so that it is read as it lies.
+        # Ahead of time, both are compiled: the layout of a gradient on meta
+        # tensors need not be the one a real call meets.
+        transposed = _transposed(micro_tiles)
+        by_rows = grad.t().is_contiguous()
+        if by_rows or _ahead_target is not None:
+            grad_weight = _run("linear", x.t(), grad.t(), micro_tiles=transposed).t()
+        if not by_rows or _ahead_target is not None:
+            grad_weight = _run("matmul", x.t(), grad, micro_tiles=transposed).t()
+    return grad_x, grad_weight
+
+
+def _sddmm_backward(saved, micro_tiles, grad, needs):
+    a, b, mask = saved
+    sampled = grad * mask  # as sparse as the mask
+    grad_a = grad_b = None
+    if needs[0]:
+        grad_a = _run("matmul", sampled, b.t(), micro_tiles=micro_tiles)
+    if needs[1]:
+        # dB = A^T (M * dC), computed as its transpose with M * dC sparse.
+        grad_b = _run("matmul", sampled.t(), a, micro_tiles=_transposed(micro_tiles)).t()
+    # The mask selects; it gets no gradient.
     return grad_a, grad_b, None
 
 
-def _linear_backward(ctx, grad):
-    x, weight = ctx.saved_tensors
-    grad_x = grad_weight = None
-    if ctx.needs_input_grad[0]:
-        grad_x = _sddmm(grad, weight, _pattern(x), ctx.micro_tiles)
-    if ctx.needs_input_grad[1]:
-        # dW = dy^T x, computed as its transpose x^T dy with x^T sparse.
-        grad_weight = _matmul(x.t(), grad, _transposed(ctx.micro_tiles)).t()
-    return grad_x, grad_weight, None
+_BACKWARDS = {"matmul": _matmul_backward, "linear": _linear_backward,
+              "sddmm": _sddmm_backward}
 
 
-def _sddmm_backward(ctx, grad):
-    a, b, mask = ctx.saved_tensors
-    sampled = grad * mask  # as sparse as the mask
-    grad_a = grad_b = None
-    if ctx.needs_input_grad[0]:
-        grad_a = _matmul(sampled, b.t(), ctx.micro_tiles)
-    if ctx.needs_input_grad[1]:
-        # dB = A^T (M * dC), computed as its transpose with M * dC sparse.
-        grad_b = _matmul(sampled.t(), a, _transposed(ctx.micro_tiles)).t()
-    # The mask selects; it gets no gradient.
-    return grad_a, grad_b, None, None
+def _save_for_op(ctx, inputs, output):
+    *operands, micro_tiles = inputs
+    ctx.save_for_backward(*operands)
+    ctx.micro_tiles = micro_tiles
 
 
-_matmul.register_autograd(_matmul_backward, setup_context=_save_inputs)
-_linear.register_autograd(_linear_backward, setup_context=_save_inputs)
-_sddmm.register_autograd(_sddmm_backward, setup_context=_save_inputs)
+for _program, _op in _OPS.items():
+    _op.register_autograd(
+        lambda ctx, grad, program=_program: (*_BACKWARDS[program](
+            ctx.saved_tensors, ctx.micro_tiles, grad, ctx.needs_input_grad[:-1]), None),
+        setup_context=_save_for_op)
+
+
+class _EagerProduct(torch.autograd.Function):
+    """The ops' autograd outside torch.compile: the same kernels and
+    backwards, without the custom-op dispatcher's host time (tens of
+    microseconds a call, which a fast sparse kernel does not hide)."""
+
+    @staticmethod
+    def forward(program, micro_tiles, *operands):
+        return _KERNELS[program](*operands, micro_tiles)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        program, micro_tiles, *operands = inputs
+        ctx.save_for_backward(*operands)
+        ctx.program, ctx.micro_tiles = program, micro_tiles
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None, None, *_BACKWARDS[ctx.program](
+            ctx.saved_tensors, ctx.micro_tiles, grad, ctx.needs_input_grad[2:]))
+
+
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
+def _run(program, *operands, micro_tiles):
+    """One of the programs on `operands`: through the custom op where
+    torch.compile traces or tensors have no data (meta, fake), else
+    directly, with autograd where an operand requires a gradient."""
+    if torch.compiler.is_compiling() or not all(
+            type(tensor) in _PLAIN_TENSORS and not tensor.is_meta for tensor in operands):
+        return _OPS[program](*operands, micro_tiles)
+    if torch.is_grad_enabled() and any(tensor.requires_grad for tensor in operands):
+        return _EagerProduct.apply(program, micro_tiles, *operands)
+    return _KERNELS[program](*operands, micro_tiles)
+
 
 # ---------------------------------------------------------------------------
 # The public functions: argument checks, then one of the programs above.
@@ -362,9 +466,9 @@ def sparse_matmul(a, b, *, sparse="a", micro_tiles=((32, 1),)):
     _check_operands("sparse_matmul", ["a", "b"], [a, b], ((0, 1), (1, 0)))
     tiles = _flat_micro_tiles(micro_tiles)
     if sparse == "a":
-        return _matmul(a, b, tiles)
+        return _run("matmul", a, b, micro_tiles=tiles)
     # C^T = B^T A^T: B^T is the sparse x of y = x W^T, with W = A.
-    return _linear(b.t(), a, _transposed(tiles)).t()
+    return _run("linear", b.t(), a, micro_tiles=_transposed(tiles)).t()
 
 
 def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64),)):
@@ -381,12 +485,16 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
     _check_operands("sparse_linear", ["x", "weight"], [rows, weight], ((0, 1), (1, 1)))
     tiles = _flat_micro_tiles(micro_tiles)
     if sparse == "input":
-        y = _linear(rows, weight, tiles)
+        y = _run("linear", rows, weight, micro_tiles=tiles)
+        if bias is not None:
+            y = y + bias
     else:
-        # y^T = W x^T: W is the sparse x of y = x W^T, with x as its W.
-        y = _linear(weight, rows, tiles).t()
-    if bias is not None:
-        y = y + bias
+        # y^T = W x^T: W is the sparse x of y = x W^T, with x as its W. The
+        # bias is added to y^T as it lies, so that the add reads it in order.
+        transposed_y = _run("linear", weight, rows, micro_tiles=tiles)
+        if bias is not None:
+            transposed_y = transposed_y + bias.unsqueeze(1)
+        y = transposed_y.t()
     return y.reshape(*x.shape[:-1], weight.shape[0])
 
 
@@ -397,7 +505,7 @@ def sddmm(a, b, mask, *, micro_tiles=((32, 1),)):
     if tuple(mask.shape) != (a.shape[0], b.shape[1]):
         raise ArgumentError(f"sddmm: mask is {list(mask.shape)}; expects "
                             f"{[a.shape[0], b.shape[1]]}, the product's shape")
-    return _sddmm(a, b, mask, _flat_micro_tiles(micro_tiles))
+    return _run("sddmm", a, b, mask, micro_tiles=_flat_micro_tiles(micro_tiles))
 
 
 @contextlib.contextmanager

@@ -13,14 +13,13 @@ pit.torch.ahead_of_time, so the run step finds every kernel in the cache;
 a kernel missing there is a failure that names it.
 """
 
+import os
 import pathlib
 import shutil
 import sys
 import time
 
 TARGET = "sm_90a"
-RUNTIME_FILES = ["__init__.py", "errors.py", "runtime.py", "kernel_cache.py",
-                 "torch.py", "nn.py", "_config.py", "_revision.py"]
 SPARSITY = 0.9
 
 
@@ -134,29 +133,23 @@ def relative_error(torch, actual, expected):
 def prepare(directory):
     import torch
 
-    import pit
+    import pit.kernel_cache
     import pit.torch as pt
 
     directory.mkdir(parents=True, exist_ok=True)
     cache = directory / "cache"
-    import os
-    os.environ["PIT_CACHE_DIR"] = str(cache)
+    os.environ[pit.kernel_cache.CACHE_DIR_VARIABLE] = str(cache)
     started = time.perf_counter()
     with pt.ahead_of_time(TARGET):
         for seed, (name, dtype, build) in enumerate(cases(torch)):
             check_case(torch, name, dtype, build, "meta", seed)
     print(f"compiled {len(list(cache.glob('*.so'))) - 1} kernels for {TARGET} "
           f"in {time.perf_counter() - started:.1f} s into {cache}")
-    package = directory / "pit"
-    package.mkdir(exist_ok=True)
-    for name in RUNTIME_FILES:
-        shutil.copy(pathlib.Path(pit.__file__).parent / name, package)
+    pit.kernel_cache.copy_runtime_package(directory)
     shutil.copy(__file__, directory)
 
 
 def run(directory):
-    import os
-
     import torch
 
     os.environ["PIT_CACHE_DIR"] = str(directory / "cache")

@@ -183,6 +183,25 @@ def test_disk_cache_serves_later_processes(tmp_path):
     assert run("cached") == first == f"{float((torch.arange(64 * 32) % 7).sum() * 8)}\n"
 
 
+def test_runtime_only_package_runs_cached_kernels(tmp_path, cache_dir):
+    """A copy of the package without the compiler extension (a GPU machine
+    without LLVM) runs what the cache holds, and names what it lacks."""
+    pit.kernel_cache.copy_runtime_package(tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path),
+               **{pit.kernel_cache.CACHE_DIR_VARIABLE: str(cache_dir)})
+    a = torch.arange(64 * 32, dtype=F64).reshape(64, 32) % 7
+    expected = pt.sparse_matmul(a, torch.ones(32, 8, dtype=F64), micro_tiles=[(32, 1)])
+    ran = subprocess.run([sys.executable, "-c", RUN_FROM_CACHE, "runtime only"], env=env,
+                         capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert float(ran.stdout) == float(expected.sum())
+    env[pit.kernel_cache.CACHE_DIR_VARIABLE] = str(tmp_path / "empty")
+    ran = subprocess.run([sys.executable, "-c", RUN_FROM_CACHE, "runtime only"], env=env,
+                         capture_output=True, text=True)
+    assert ran.returncode != 0
+    assert "cannot compile it" in ran.stderr and "target cpu" in ran.stderr
+
+
 def test_cache_key_covers_target_and_compiler_version(monkeypatch):
     source = "func.func @kernel() { return }"
     key = pit.kernel_cache.entry_key(source, "cpu", {})
@@ -194,8 +213,9 @@ def test_cache_key_covers_target_and_compiler_version(monkeypatch):
 
 def test_ahead_of_time_compiles_a_gpu_models_kernels(cache_dir):
     """Forward and backward on meta tensors compile what an H100 would run:
-    the forward, the SDDMM of the weight's gradient and the input's sparse
-    matmul, and put the CUDA runtime beside them."""
+    the forward, the SDDMM of the weight's gradient, the input's gradient
+    (for either layout of the incoming gradient) and the transposes of the
+    operands, and put the CUDA runtime beside them."""
     before = set(cache_dir.glob("*.so"))
     layer = pit.nn.SparseLinear(128, 64, micro_tiles=[(32, 64)], device="meta",
                                 dtype=torch.float16)
@@ -204,10 +224,11 @@ def test_ahead_of_time_compiles_a_gpu_models_kernels(cache_dir):
         layer(x).sum().backward()
     written = set(cache_dir.glob("*.so")) - before
     kernels = [path for path in written if path.name != "libpit_cuda_runtime.so"]
-    assert len(kernels) == 3
     assert (cache_dir / "libpit_cuda_runtime.so").exists()
     sources = [path.with_suffix(".mlir").read_text() for path in kernels]
     assert sum("linalg.generic" in source for source in sources) == 1
+    assert sum("linalg.matmul" in source for source in sources) == 3
+    assert sum("linalg.transpose" in source for source in sources) == len(sources) - 4 == 5
 
 
 def test_sparse_linear_module_trains_with_a_mask_changed_every_step(generator):
