@@ -89,9 +89,13 @@ def prepare(directory):
     compiled_path = pit.kernel_cache.compiled_path
 
     def timed(source, target, options=None):
+        """compiled_path, timing the compiles (not the cache's hits)."""
+        key = pit.kernel_cache.entry_key(source, target, dict(options or {}))
+        cached = (pit.kernel_cache.cache_dir() / f"{key}.so").exists()
         started = time.perf_counter()
         path = compiled_path(source, target, options)
-        compile_seconds.append(time.perf_counter() - started)
+        if not cached:
+            compile_seconds.append(time.perf_counter() - started)
         return path
 
     pit.kernel_cache.compiled_path = timed

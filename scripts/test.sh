@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, and run the whole test
-# suite (lit). CI runs exactly this.
+# suite: lit, then the package as `pip install .` installs it
+# (scripts/check-package.sh). CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 scripts/build.sh
 cmake --build "${PIT_BUILD_DIR:-build}" --target check-pit
+scripts/check-package.sh

@@ -227,6 +227,19 @@ class Function:
         if self._entry(tensors, len(values)):
             raise CallError(self._last_error().decode())
 
+    def bind(self, dtypes, shapes):
+        """This GPU function on tensors of `dtypes` and `shapes`, checked
+        once here: the call then takes only their device addresses and the
+        stream (a handle), for callers that guarantee device, row-major
+        layout and 16-byte alignment themselves, such as pit.torch."""
+        if self.target == "cpu":
+            raise ArgumentError(f"{self.name}: only GPU functions bind")
+        self._check_count(shapes)
+        for number, (dtype, shape, expected) in enumerate(zip(dtypes, shapes, self.args)):
+            self._check(number, dtype, tuple(shape), expected)
+        self._check_ties(shapes)
+        return BoundCall(self, dtypes, [tuple(shape) for shape in shapes])
+
     def _shape_array(self, shape):
         """The int64[rank] of a checked shape, made once per shape: the entry
         point only reads it."""
@@ -234,6 +247,31 @@ class Function:
         if array is None:
             array = self._shape_arrays[shape] = (ctypes.c_int64 * len(shape))(*shape)
         return array
+
+
+class BoundCall:
+    """Function.bind's call: `call(addresses, stream)`."""
+
+    def __init__(self, function, dtypes, shapes):
+        self._function = function
+        template = function._tensor_array_type()
+        for tensor, dtype, shape in zip(template, dtypes, shapes):
+            tensor.dtype = _DTYPES[dtype][0]
+            tensor.rank = len(shape)
+            tensor.shape = function._shape_array(shape)
+        self._template = template
+        self._count = len(shapes)
+
+    def __call__(self, addresses, stream):
+        # A fresh array a call (calls may come from several threads), copied
+        # from the template: only the addresses change.
+        tensors = type(self._template).from_buffer_copy(self._template)
+        for tensor, address in zip(tensors, addresses):
+            tensor.data = address
+        function = self._function
+        function._set_stream(stream)
+        if function._entry(tensors, self._count):
+            raise CallError(function._last_error().decode())
 
 
 # torch's dtype objects to the manifest's names, filled as they are met (the

@@ -190,3 +190,10 @@ def test_last_choice(gpu_stub, cpu_library):
         library.last_choice(-1)
     with pytest.raises(pit.ArgumentError, match="a CPU library chooses on the host"):
         cpu_library.last_choice()
+
+
+def test_bind_is_for_gpu_functions(ctx):
+    """Function.bind (addresses only, for pit.torch) takes GPU functions."""
+    library = pit.load(pit.compile(build_matmul(ctx), target="cpu"))
+    with pytest.raises(pit.ArgumentError, match="only GPU functions bind"):
+        library.sparse_matmul.bind(["f32"] * 3, [(64, 128), (128, 32), (64, 32)])
