@@ -582,7 +582,11 @@ void bindModule(nb::module_ &m) {
                       "An MLIR context with the pit dialect, every upstream "
                       "dialect and every pass registered. Diagnostics are "
                       "raised as pit.MLIRError, not printed.")
-      .def(nb::init<>());
+      .def(nb::init<>())
+      .def("take_diagnostics", &Context::takeDiagnostics,
+           "The diagnostics collected since the last step that raised or "
+           "cleared them (the remarks of a pass run that succeeded), one "
+           "string each, and forgets them.");
 
   nb::class_<Module>(m, "Module")
       .def_static(

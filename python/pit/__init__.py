@@ -13,7 +13,7 @@ cannot be imported, `import pit` still gives the runtime, and the compiler
 names raise an ImportError that says why.
 """
 
-from .errors import ArgumentError, CallError, MLIRError
+from .errors import ArgumentError, CallError, CompileWarning, MLIRError
 from .runtime import DevicePointer, Library, load
 
 _COMPILER_NAMES = ("Attribute", "Block", "Context", "Module", "Operation",

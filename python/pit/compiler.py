@@ -14,8 +14,10 @@ import pathlib
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 from . import _config, _pit
+from .errors import CompileWarning
 
 CPU = "cpu"
 GPU_TARGETS = ("sm_80", "sm_90", "sm_90a")
@@ -90,11 +92,25 @@ def _manifest_source(target, module):
 def _lower(module, pipeline):
     lowered = module.clone()
     _pit.PassManager(module.context, pipeline).run(lowered)
+    _warn_remarks(module.context)
     return lowered
 
 
+# Remarks that tell a user the program did not compile as marked.
+_WARNED_REMARKS = ("left alone", "left to the SIMT lowering")
+
+
+def _warn_remarks(context):
+    """The pipeline's remarks that an op was left alone or took the SIMT
+    lowering, as CompileWarnings (the rest of its remarks are dropped)."""
+    for diagnostic in context.take_diagnostics():
+        if ": remark: " in diagnostic and any(text in diagnostic for text in _WARNED_REMARKS):
+            warnings.warn(diagnostic, CompileWarning, stacklevel=4)
+
+
 def compile(module, target=CPU, output="shared_library", path=None,
-            pit_loop=-1, candidate=0, latency_table=None, variant=-1):
+            pit_loop=-1, candidate=0, latency_table=None, variant=-1,
+            embed="ptx"):
     """Compiles `module` for `target` ("cpu", "sm_80", "sm_90" or "sm_90a": wgmma).
 
     output="shared_library" writes a library to `path` (a fresh temporary
@@ -103,7 +119,11 @@ def compile(module, target=CPU, output="shared_library", path=None,
     libpit_cuda_runtime.so. output="ptx" or "cubin" (GPU targets) returns
     {gpu.binary name: PTX text or cubin bytes}. `pit_loop` and `candidate`
     choose the PIT loop and the candidate micro-tile (defaults: the
-    analysis' first and the first). `latency_table`, the path of an STile
+    analysis' first and the first). A GPU library embeds its kernels as
+    PTX (embed="ptx": the driver compiles them when the library loads, for
+    the GPU it finds) or as a cubin for exactly `target` (embed="cubin":
+    ptxas runs here, and loading takes milliseconds instead of the driver's
+    hundreds). `latency_table`, the path of an STile
     database (bench/tables/DEVICE.json), makes the choice among the mark's
     candidates and dense at run time instead; `variant` >= 0 then always
     runs that variant (the number of variants: dense).
@@ -139,7 +159,10 @@ def compile(module, target=CPU, output="shared_library", path=None,
                            "output='ptx' is available for GPU targets")
     # gpu-module-to-binary runs ptxas from the toolkit for cubins.
     os.environ.setdefault("CUDA_HOME", _config.CUDA_HOME or "/usr/local/cuda")
-    kernel_format = "bin" if output == "cubin" else "isa"
+    if embed not in ("ptx", "cubin"):
+        raise ValueError(f"unknown embed '{embed}'; expects 'ptx' or 'cubin'")
+    kernel_format = "bin" if output == "cubin" or (
+        output == "shared_library" and embed == "cubin") else "isa"
     lowered = _lower(module, f"pit-to-ptx{{chip={target} format={kernel_format} {choice}}}")
     if output != "shared_library":
         binaries = _pit.gpu_binaries(lowered)

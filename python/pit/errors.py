@@ -25,3 +25,8 @@ class ArgumentError(ValueError):
 class CallError(RuntimeError):
     """A compiled function refused a call or failed while running; the
     message is the library's (pitLastError)."""
+
+
+class CompileWarning(UserWarning):
+    """PIT's compiler left an op alone or lowered it a slower way than the
+    one asked for; the message is its remark, located in the program."""

@@ -117,6 +117,14 @@ def _micro_tile_text(flat):
     return ", ".join(f"{flat[i]}x{flat[i + 1]}" for i in range(0, len(flat), 2))
 
 
+def _compile_options(target):
+    """Cubins for the targets whose GPUs run them as they are (sm_80 code on
+    any 8.x, sm_90a on Hopper): a first call then loads in milliseconds,
+    where the driver's compile of PTX takes hundreds. sm_90's PTX is for the
+    GPUs after Hopper."""
+    return {"embed": "cubin"} if target in ("sm_80", "sm_90a") else {}
+
+
 def _source(program, loops, dtype, out_dtype, micro_tiles):
     (m, k), n = loops
     t, ct = _ELEMENT_TYPES[dtype], _ELEMENT_TYPES[out_dtype]
@@ -142,7 +150,8 @@ def _function(program, loops, dtype, out_dtype, micro_tiles, target):
     function = _functions.get(key)
     if function is None:
         source = _source(program, loops, dtype, out_dtype, micro_tiles)
-        function = _functions[key] = kernel_cache.library(source, target).kernel
+        function = _functions[key] = kernel_cache.library(
+            source, target, _compile_options(target)).kernel
     return function
 
 
@@ -304,13 +313,16 @@ def _compile_ahead(program, operands, extents, micro_tiles):
     not be the one a real call meets."""
     dtype = operands[0].dtype
     padded = _padded_extents(program, extents, micro_tiles)
+    options = _compile_options(_ahead_target)
     kernel_cache.compiled_path(
         _source(program, ((padded["m"], padded["k"]), padded["n"]), dtype,
-                _accumulated_dtype(program, dtype, micro_tiles), micro_tiles), _ahead_target)
+                _accumulated_dtype(program, dtype, micro_tiles), micro_tiles),
+        _ahead_target, options)
     if _ahead_target != "cpu":
         for rows, columns in {tuple(tensor.shape) for tensor in operands}:
             kernel_cache.compiled_path(
-                _source("transpose", ((rows, columns), 0), dtype, dtype, ()), _ahead_target)
+                _source("transpose", ((rows, columns), 0), dtype, dtype, ()), _ahead_target,
+                options)
 
 
 def _matmul_kernel(a: torch.Tensor, b: torch.Tensor, micro_tiles: list[int]) -> torch.Tensor:

@@ -143,8 +143,8 @@ def prepare(directory):
     with pt.ahead_of_time(TARGET):
         for seed, (name, dtype, build) in enumerate(cases(torch)):
             check_case(torch, name, dtype, build, "meta", seed)
-    print(f"compiled {len(list(cache.glob('*.so'))) - 1} kernels for {TARGET} "
-          f"in {time.perf_counter() - started:.1f} s into {cache}")
+    print(f"{TARGET}: the cases' kernels compiled in {time.perf_counter() - started:.1f} s; "
+          f"{cache} holds {len(list(cache.glob('*.so'))) - 1}")
     pit.kernel_cache.copy_runtime_package(directory)
     shutil.copy(__file__, directory)
 

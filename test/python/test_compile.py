@@ -1,6 +1,7 @@
 """pit.compile: targets, outputs, and the errors of each step."""
 
 import subprocess
+import warnings
 
 import pytest
 
@@ -100,3 +101,36 @@ func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
     with pytest.raises(ValueError, match="'f' returns a value that is not written "
                                          "into one of its arguments"):
         pit.compile(module)
+
+
+LEFT_ALONE = """
+func.func @f(%a: memref<32x16xf32>, %b: memref<16x8xf32>, %c: memref<32x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<32x16xf32>, memref<16x8xf32>) outs(%c : memref<32x8xf32>)
+      attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %e = math.exp %x : f32
+    %p = arith.mulf %e, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+"""
+
+
+def test_left_alone_remarks_are_warnings(ctx):
+    """exp(0) = 1: skipping A's zeros would change the result, so
+    pit-sparsify leaves the op dense, and pit.compile says so."""
+    module = pit.Module.parse(ctx, LEFT_ALONE)
+    with pytest.warns(pit.CompileWarning, match="pit-sparsify: left alone, no rule") as caught:
+        pit.compile(module, target="cpu")
+    assert caught[0].filename == __file__
+
+
+def test_a_sparse_matmul_compiles_without_warnings(ctx):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pit.CompileWarning)
+        pit.compile(build_matmul(ctx), target="cpu")
