@@ -97,7 +97,7 @@ def _lower(module, pipeline):
 
 
 # Remarks that tell a user the program did not compile as marked.
-_WARNED_REMARKS = ("left alone", "left to the SIMT lowering")
+_WARNED_REMARKS = ("left alone", "left to the SIMT lowering", "runs on the SIMT lowering")
 
 
 def _warn_remarks(context):

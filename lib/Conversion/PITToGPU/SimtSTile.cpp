@@ -163,6 +163,21 @@ LogicalResult lowerSTile(RewriterBase &rewriter, STileOp op,
 }
 
 
+/// Whether the STile's body reduces 16-bit floats: work the tensor cores
+/// would take, so that running it on CUDA cores deserves a remark.
+bool reducesHalfFloats(STileOp op) {
+  bool found = false;
+  op.getBody().walk([&](linalg::LinalgOp linalgOp) {
+    auto isHalf = [](Value value) {
+      Type element = getElementTypeOrSelf(value.getType());
+      return element.isF16() || element.isBF16();
+    };
+    found |= linalgOp.getNumReductionLoops() > 0 &&
+             llvm::any_of(linalgOp.getDpsInputs(), isHalf);
+  });
+  return found;
+}
+
 struct STileToSimtKernel : OpRewritePattern<STileOp> {
   STileToSimtKernel(MLIRContext *context, int64_t blockSize)
       : OpRewritePattern<STileOp>(context, /*benefit=*/1),
@@ -170,6 +185,15 @@ struct STileToSimtKernel : OpRewritePattern<STileOp> {
 
   LogicalResult matchAndRewrite(STileOp op,
                                 PatternRewriter &rewriter) const override {
+    // The tensor-core patterns outrank this one: an STile of f16 or bf16
+    // products that reaches it is one they declined, often silently (a
+    // layout they do not read), and runs an order of magnitude slower.
+    if (reducesHalfFloats(op))
+      op.emitRemark("convert-pit-to-gpu: the tile runs on the SIMT lowering "
+                    "(CUDA cores): no tensor-core kernel takes it (they take "
+                    "matmuls whose sparse operand is A, read m by k, with B "
+                    "k by n or n by k, and SDDMMs reading A m by k and B k "
+                    "by n)");
     return lowerSTile(rewriter, op, blockSize);
   }
 

@@ -95,7 +95,8 @@ func.func @walk(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256
 // DENSE: vector.store %{{.+}}, %arg2[{{.+}}] {alignment = 16 : i64} : memref<512x128xf16>, vector<8xf16>
 func.func @rows(%a: memref<512x256xf16>, %b: memref<256x128xf16>, %c: memref<512x128xf16>) {
   // Atomic adds of f16 partial sums would round at every add.
-  // expected-remark @+1 {{rows gathered along m are added into C with atomics, which needs f32 C (C is 'f16'): the tile is left to the SIMT lowering; a `panel` keeps the sums in f32}}
+  // expected-remark @+2 {{rows gathered along m are added into C with atomics, which needs f32 C (C is 'f16'): the tile is left to the SIMT lowering; a `panel` keeps the sums in f32}}
+  // expected-remark @+1 {{convert-pit-to-gpu: the tile runs on the SIMT lowering (CUDA cores): no tensor-core kernel takes it}}
   linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
       ins(%a, %b : memref<512x256xf16>, memref<256x128xf16>) outs(%c : memref<512x128xf16>)
   return
