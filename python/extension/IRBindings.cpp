@@ -504,6 +504,15 @@ void bindOperation(nb::module_ &m) {
                      return toString(
                          mlirIdentifierStr(mlirOperationGetName(op.get())));
                    })
+      .def_prop_ro(
+          "location",
+          [](const Operation &op) {
+            return printToString([&](MlirStringCallback cb, void *d) {
+              mlirLocationPrint(mlirOperationGetLocation(op.get()), cb, d);
+            });
+          },
+          "The operation's location as MLIR prints it, as diagnostics "
+          "give it.")
       .def_prop_ro("operands",
                    [](const Operation &op) {
                      return listChildren<Value>(op.getRootObject(), op.get(),

@@ -20,7 +20,7 @@ _COMPILER_NAMES = ("Attribute", "Block", "Context", "Module", "Operation",
                    "PassManager", "Region", "Type", "Value", "CombinerAttr",
                    "SparseAttr", "Builder", "Function", "batch_matmul", "detect",
                    "generic", "mark_sparse", "matmul", "memref", "sread", "stile",
-                   "swrite", "tensor", "compile", "signatures")
+                   "swrite", "tensor", "compile", "explain", "signatures")
 
 try:
     from ._pit import (Attribute, Block, Context, Module, Operation,
@@ -29,7 +29,7 @@ try:
     from .builders import (Builder, Function, batch_matmul, detect, generic,
                            mark_sparse, matmul, memref, sread, stile, swrite,
                            tensor)
-    from .compiler import compile, signatures
+    from .compiler import compile, explain, signatures
 except ImportError as error:
     _compiler_import_error = error
 

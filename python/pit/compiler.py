@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import tempfile
@@ -89,10 +90,17 @@ def _manifest_source(target, module):
             "{\n  return " + json.dumps(manifest) + ";\n}\n")
 
 
-def _lower(module, pipeline):
+def _lower(module, pipeline, remarks=None):
+    """`module` through `pipeline`, on a clone. Its remarks go to the list
+    `remarks`, or, those that tell of an op left alone or on the SIMT
+    lowering, become CompileWarnings."""
     lowered = module.clone()
     _pit.PassManager(module.context, pipeline).run(lowered)
-    _warn_remarks(module.context)
+    if remarks is None:
+        _warn_remarks(module.context)
+    else:
+        remarks += [diagnostic for diagnostic in module.context.take_diagnostics()
+                    if ": remark: " in diagnostic]
     return lowered
 
 
@@ -106,6 +114,17 @@ def _warn_remarks(context):
     for diagnostic in context.take_diagnostics():
         if ": remark: " in diagnostic and any(text in diagnostic for text in _WARNED_REMARKS):
             warnings.warn(diagnostic, CompileWarning, stacklevel=4)
+
+
+def _choice(pit_loop, candidate, latency_table, variant):
+    """The pipelines' options that choose the PIT loop and micro-tile."""
+    choice = f"pit-loop={pit_loop} candidate={candidate}"
+    if latency_table is not None:
+        table = pathlib.Path(latency_table).absolute()
+        if not table.is_file():
+            raise ValueError(f"latency_table: no such file: {table}")
+        choice += f" latency-table={table} variant={int(variant)}"
+    return choice
 
 
 def compile(module, target=CPU, output="shared_library", path=None,
@@ -142,12 +161,7 @@ def compile(module, target=CPU, output="shared_library", path=None,
     # called: results that update an argument are written into it.
     module = _lower(module, "pit-bufferize")
     signatures(module)  # refuses what a C call cannot take
-    choice = f"pit-loop={pit_loop} candidate={candidate}"
-    if latency_table is not None:
-        table = pathlib.Path(latency_table).absolute()
-        if not table.is_file():
-            raise ValueError(f"latency_table: no such file: {table}")
-        choice += f" latency-table={table} variant={int(variant)}"
+    choice = _choice(pit_loop, candidate, latency_table, variant)
 
     if target == CPU:
         lowered = _lower(module, f"pit-cpu-pipeline{{{choice}}}")
@@ -173,6 +187,62 @@ def compile(module, target=CPU, output="shared_library", path=None,
                  libraries=["-L" + _config.LIBRARY_DIR, "-lpit_cuda_runtime",
                             "-Wl,-rpath,$ORIGIN",
                             "-Wl,-rpath," + _config.LIBRARY_DIR])
+
+
+def explain(module, target="sm_90a", pit_loop=-1, candidate=0, latency_table=None):
+    """What pit.compile makes of each op marked sparse, by the op's location:
+    {location: {"op", "stiles", "runs_on", "remarks"}}. "stiles" lists the
+    STiles pit-sparsify made of it (micro-tile, the loop gathered along,
+    the tile, the iteration domain; several with a latency table's
+    variants); "runs_on" is "tensor cores" or "SIMT" (a GPU target), "CPU",
+    or "dense" (no STile: the remarks say why); "remarks" are the
+    compiler's remarks on the op."""
+    module.verify()
+    module = _lower(module, "pit-bufferize")
+    choice = _choice(pit_loop, candidate, latency_table, variant=-1)
+    remarks = []
+    sparsified = _lower(module, f"pit-sparsify{{{choice}}}", remarks)
+    if target != CPU:
+        _lower(module, f"pit-to-ptx{{chip={target} format=isa {choice}}}", remarks)
+    explained = {operation.location: {"op": operation.name, "stiles": [],
+                                      "runs_on": "dense", "remarks": []}
+                 for operation in _walk(module) if "pit.sparse" in operation.attributes}
+    for operation in _walk(sparsified):
+        if operation.name == "pit.stile" and operation.location in explained:
+            explained[operation.location]["stiles"].append(_stile_summary(operation))
+    for location, entry in explained.items():
+        entry["remarks"] = sorted({remark.split(": remark: ", 1)[1].split("\n")[0]
+                                   for remark in remarks if remark.startswith(location + ":")})
+        if entry["stiles"]:
+            simt = any("SIMT lowering" in remark for remark in entry["remarks"])
+            entry["runs_on"] = ("CPU" if target == CPU else
+                                "SIMT" if simt else "tensor cores")
+    return explained
+
+
+def _walk(module):
+    """Every operation of `module`, outer before inner."""
+    pending = list(module.body.operations)
+    while pending:
+        operation = pending.pop(0)
+        yield operation
+        for region in operation.regions:
+            for block in region.blocks:
+                pending.extend(block.operations)
+
+
+def _stile_summary(stile):
+    """micro-tile, pit_axis, tile and domain of a pit.stile, as it prints them."""
+    header = str(stile).split("{", 1)[0]
+    summary = {}
+    for name in ("micro_tile", "tile", "domain"):
+        found = re.search(rf"(?<![a-z_]){name} \[([0-9, ]+)\]", header)
+        if found:
+            summary[name] = [int(extent) for extent in found.group(1).split(",")]
+    found = re.search(r"pit_axis (\d+)", header)
+    if found:
+        summary["pit_axis"] = int(found.group(1))
+    return summary
 
 
 def _link(lowered, module, target, path, entry_source, libraries):

@@ -134,3 +134,27 @@ def test_a_sparse_matmul_compiles_without_warnings(ctx):
     with warnings.catch_warnings():
         warnings.simplefilter("error", pit.CompileWarning)
         pit.compile(build_matmul(ctx), target="cpu")
+
+
+def half_matmul(ctx, sparse_operand):
+    module = pit.Module.create(ctx)
+    types = [pit.memref(ctx, (128, 256), "f16"), pit.memref(ctx, (256, 128), "f16"),
+             pit.memref(ctx, (128, 128), "f16")]
+    with pit.Function(module, "f", types) as f:
+        pit.matmul(f.builder, *f.arguments, sparse=(sparse_operand, [(32, 64)]))
+    return module
+
+
+def test_explain_says_what_each_marked_op_becomes(ctx):
+    [cpu] = pit.explain(build_matmul(ctx), target="cpu").values()
+    assert cpu["op"] == "linalg.matmul" and cpu["runs_on"] == "CPU"
+    assert cpu["stiles"] == [{"micro_tile": [32, 1], "pit_axis": 2, "tile": [32, 32, 32],
+                              "domain": [64, 32, 128]}]
+    [dense] = pit.explain(pit.Module.parse(ctx, LEFT_ALONE), target="cpu").values()
+    assert dense["runs_on"] == "dense" and not dense["stiles"]
+    assert any("no rule" in remark for remark in dense["remarks"])
+    [tensor_cores] = pit.explain(half_matmul(ctx, 0), target="sm_90a").values()
+    assert tensor_cores["runs_on"] == "tensor cores"
+    [simt] = pit.explain(half_matmul(ctx, 1), target="sm_90a").values()
+    assert simt["runs_on"] == "SIMT"
+    assert any("SIMT lowering" in remark for remark in simt["remarks"])
