@@ -177,7 +177,8 @@ class _Plan:
         first = operands[0]
         layouts, _ = _LAYOUTS[program]
         extents = _loop_extents(program, operands)
-        padded = _padded_extents(program, extents, micro_tiles)
+        padded = _padded_extents(program, extents, micro_tiles,
+                                 _on_tensor_cores(first.device.type, first.dtype))
         self.pads = [_padding(layout, tensor.shape, padded)
                      for tensor, layout in zip(operands, layouts)]
         self.out_shape = (padded["m"], padded["n"])
@@ -226,16 +227,32 @@ def _loop_extents(program, operands):
     return extents
 
 
-def _padded_extents(program, extents, micro_tiles):
+# The loops whose extents the tensor-core kernels take in whole blocks of
+# 64 (others go to the SIMT lowering, with a remark): n of every program,
+# k of the SDDMM.
+_TENSOR_CORE_LOOPS = {"matmul": "n", "linear": "n", "sddmm": "nk"}
+
+
+def _padded_extents(program, extents, micro_tiles, tensor_cores):
     """The loop extents rounded up to whole micro-tiles of the sparse
-    operand (of every candidate): the compiled code takes whole micro-tiles,
-    and the zeros padded in are skipped like any others."""
+    operand (of every candidate), and, for the tensor cores, to whole
+    blocks: the compiled code takes whole micro-tiles and blocks, and the
+    zeros padded in are skipped like any others or multiply zeros."""
     layouts, sparse = _LAYOUTS[program]
-    padded = dict(extents)
+    multiples = dict.fromkeys("mnk", 1)
     for dim, loop in enumerate(layouts[sparse]):
-        multiple = math.lcm(*micro_tiles[dim::2])
-        padded[loop] = -(-extents[loop] // multiple) * multiple
-    return padded
+        multiples[loop] = math.lcm(*micro_tiles[dim::2])
+    if tensor_cores:
+        for loop in _TENSOR_CORE_LOOPS[program]:
+            multiples[loop] = math.lcm(multiples[loop], 64)
+    return {loop: -(-extent // multiples[loop]) * multiples[loop]
+            for loop, extent in extents.items()}
+
+
+def _on_tensor_cores(where, dtype):
+    """Whether a program on `dtype` for `where` (a device type or a
+    target) runs on the GPU's tensor cores."""
+    return where != "cpu" and dtype in (torch.float16, torch.bfloat16)
 
 
 def _padded_shape(layout, padded):
@@ -312,7 +329,8 @@ def _compile_ahead(program, operands, extents, micro_tiles):
     the transposes of its operands: a tensor's layout on meta tensors need
     not be the one a real call meets."""
     dtype = operands[0].dtype
-    padded = _padded_extents(program, extents, micro_tiles)
+    padded = _padded_extents(program, extents, micro_tiles,
+                             _on_tensor_cores(_ahead_target, dtype))
     options = _compile_options(_ahead_target)
     kernel_cache.compiled_path(
         _source(program, ((padded["m"], padded["k"]), padded["n"]), dtype,

@@ -271,3 +271,16 @@ def test_wrong_calls_get_clear_errors(call, message):
 def test_module_mask_of_wrong_shape_is_refused():
     with pytest.raises(ValueError, match="expects the weight's"):
         pit.nn.SparseLinear(16, 8).set_mask(torch.ones(16, 8))
+
+
+def test_gpu_programs_take_whole_tensor_core_blocks(cache_dir):
+    """On a GPU, n (and an SDDMM's k) are padded to whole blocks of 64,
+    which the tensor-core kernels take (others run on CUDA cores)."""
+    before = set(cache_dir.glob("*.mlir"))
+    a = torch.empty(64, 100, device="meta", dtype=torch.float16)
+    b = torch.empty(100, 72, device="meta", dtype=torch.float16)
+    with pt.ahead_of_time("sm_90a"):
+        pt.sparse_matmul(a, b, micro_tiles=[(32, 1)])
+    [source] = [path.read_text() for path in set(cache_dir.glob("*.mlir")) - before
+                if "linalg.matmul" in path.read_text()]
+    assert "%b: memref<100x128xf16>" in source and "%c: memref<64x128xf16>" in source
