@@ -22,6 +22,10 @@ case "${1:-}" in
     rm -rf "$directory"
     export PYTHONPATH=build/python_packages PIT_CACHE_DIR=$directory/cache
     .venv/bin/python test/GPU/check_torch.py prepare "$directory"
+    # pit.load calls pit-compile's libraries too (their manifest).
+    build/bin/pit-compile examples/sparse_matmul.mlir --chip sm_90a --format bin \
+      -o "$directory/libsparse_matmul.so"
+    cp build/lib/libpit_cuda_runtime.so "$directory/"
     .venv/bin/python bench/torch_ops.py prepare "$directory"
     for example in torch_pruned_mlp torch_sparse_ffn; do
       .venv/bin/python examples/python/$example.py --ahead-of-time sm_90a

@@ -31,6 +31,13 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToLLVMIR(
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToCEntry(
     MlirOperation module, MlirStringCallback callback, void *userData);
 
+/// Writes the C source of `pit_manifest()` (PIT/Target/Manifest.h): the JSON
+/// of `module`'s public functions for `target` ("cpu" or a chip), from which
+/// PIT's Python runtime calls a compiled library.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToCManifest(
+    MlirOperation module, MlirStringRef target, MlirStringCallback callback,
+    void *userData);
+
 /// Receives one tie of a function's argument extents, as the checked entry
 /// points hold it (PIT-runtime/Entry.h; PIT/Target/ExtentTies.h).
 typedef void (*MlirPITExtentTieCallback)(MlirStringRef function,

@@ -5,6 +5,7 @@
 
 #include "PIT/Target/CEntry.h"
 #include "PIT/Target/ExtentTies.h"
+#include "PIT/Target/Manifest.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -27,6 +28,19 @@ ModuleOp getModuleOrEmitError(MlirOperation op) {
     emitError(operation->getLoc())
         << "expects a builtin.module, got '" << operation->getName() << "'";
   return module;
+}
+
+/// Runs `translation` (C source out of the module `op`) into the callback.
+MlirLogicalResult
+translateToC(MlirOperation op, MlirStringCallback callback, void *userData,
+             function_ref<LogicalResult(ModuleOp, raw_ostream &)> translation) {
+  ModuleOp module = getModuleOrEmitError(op);
+  if (!module)
+    return mlirLogicalResultFailure();
+  detail::CallbackOstream stream(callback, userData);
+  LogicalResult result = translation(module, stream);
+  stream.flush();
+  return wrap(result);
 }
 
 } // namespace
@@ -57,13 +71,18 @@ MlirLogicalResult mlirPITTranslateModuleToLLVMIR(MlirOperation op,
 MlirLogicalResult mlirPITTranslateModuleToCEntry(MlirOperation op,
                                                  MlirStringCallback callback,
                                                  void *userData) {
-  ModuleOp module = getModuleOrEmitError(op);
-  if (!module)
-    return mlirLogicalResultFailure();
-  detail::CallbackOstream stream(callback, userData);
-  LogicalResult result = pit::translateToCEntry(module, stream);
-  stream.flush();
-  return wrap(result);
+  return translateToC(op, callback, userData, pit::translateToCEntry);
+}
+
+MlirLogicalResult mlirPITTranslateModuleToCManifest(MlirOperation op,
+                                                    MlirStringRef target,
+                                                    MlirStringCallback callback,
+                                                    void *userData) {
+  return translateToC(op, callback, userData,
+                      [&](ModuleOp module, raw_ostream &os) {
+                        return pit::translateToCManifest(module, unwrap(target),
+                                                         os);
+                      });
 }
 
 MlirLogicalResult mlirPITModuleGetExtentTies(MlirOperation op,

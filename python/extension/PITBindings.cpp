@@ -12,6 +12,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <functional>
+
 #include <map>
 #include <utility>
 
@@ -57,11 +59,11 @@ Attribute getCombinerAttr(nb::object contextObject, const std::string &kind) {
 }
 
 /// Runs one of PIT's C translations on `module` and returns its text.
-std::string translate(const Module &module,
-                      MlirLogicalResult (*translation)(MlirOperation,
-                                                       MlirStringCallback,
-                                                       void *),
-                      const char *what) {
+std::string translate(
+    const Module &module,
+    const std::function<MlirLogicalResult(MlirOperation, MlirStringCallback,
+                                          void *)> &translation,
+    const char *what) {
   Context &context = module.getContext();
   context.clearDiagnostics();
   MlirLogicalResult result = mlirLogicalResultSuccess();
@@ -174,6 +176,21 @@ void populatePITBindings(nb::module_ &m) {
       },
       nb::arg("module"),
       "C source of the checked entry points pit_NAME (PIT-runtime/Entry.h).");
+  m.def(
+      "translate_to_c_manifest",
+      [](const Module &module, const std::string &target) {
+        return translate(
+            module,
+            [&](MlirOperation op, MlirStringCallback callback, void *data) {
+              return mlirPITTranslateModuleToCManifest(
+                  op, mlirStringRefCreate(target.data(), target.size()),
+                  callback, data);
+            },
+            "a manifest");
+      },
+      nb::arg("module"), nb::arg("target"),
+      "C source of pit_manifest(), the JSON of the module's public functions "
+      "compiled for `target` (PIT/Target/Manifest.h).");
   m.def("extent_ties", &getExtentTies, nb::arg("module"),
         "{function: [[argument, dim, other argument, other dim, extent]]}: "
         "the argument extents each public function's loops tie together "

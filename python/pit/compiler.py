@@ -8,7 +8,6 @@ diagnostics. Then llc-22 makes an object file and the C compiler links it.
 
 import atexit
 import itertools
-import json
 import os
 import pathlib
 import re
@@ -73,21 +72,6 @@ def signatures(module):
             "args": [{"dtype": str(t.element_type), "shape": list(t.shape)}
                      for t in inputs]})
     return functions
-
-
-def _manifest_source(target, module):
-    """C source of `const char *pit_manifest(void)`: the JSON that lets
-    pit.runtime call the library without this compiler. Each function lists
-    the extents its loops tie together ("ties"), which a CPU call checks (a
-    GPU library's entry points check them themselves)."""
-    functions = signatures(module)
-    ties = _pit.extent_ties(module)
-    for function in functions:
-        function["ties"] = ties.get(function["name"], [])
-    manifest = json.dumps({"target": target, "functions": functions})
-    # A JSON string literal of ASCII text is a valid C string literal.
-    return ('__attribute__((visibility("default"))) const char *pit_manifest(void) '
-            "{\n  return " + json.dumps(manifest) + ";\n}\n")
 
 
 def _lower(module, pipeline, remarks=None):
@@ -254,7 +238,9 @@ def _link(lowered, module, target, path, entry_source, libraries):
     with tempfile.TemporaryDirectory(prefix="pit-build-") as work:
         work = pathlib.Path(work)
         (work / "host.ll").write_text(llvm_ir)
-        (work / "entry.c").write_text(entry_source + _manifest_source(target, module))
+        # pit_manifest(), which pit.load reads: the same as pit-compile's.
+        (work / "entry.c").write_text(
+            entry_source + _pit.translate_to_c_manifest(module, target))
         _run_tool([_config.LLC, "-O2", "-filetype=obj", "-relocation-model=pic",
                    work / "host.ll", "-o", work / "host.o"])
         _run_tool([_config.C_COMPILER, "-O2", "-fPIC", "-fvisibility=hidden",

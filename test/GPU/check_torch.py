@@ -130,6 +130,28 @@ def relative_error(torch, actual, expected):
     return ((actual.detach().double().cpu() - expected).norm() / expected.norm()).item()
 
 
+def check_pit_compile_library(torch, directory):
+    """pit.load calls a library that pit-compile made (the README's C +=
+    A x B, f32), from its manifest, as it calls pit.compile's."""
+    import pit
+
+    library = pit.load(directory / "libsparse_matmul.so")
+    generator = torch.Generator().manual_seed(1)
+    (_, a_shape), (_, b_shape), (_, c_shape) = library.sparse_matmul.args
+    a = torch.randn(*a_shape, generator=generator, dtype=torch.float64)
+    a = a * tile_mask(torch, generator, a_shape, (32, 1), SPARSITY).double()
+    b = torch.randn(*b_shape, generator=generator, dtype=torch.float64)
+    c = torch.randn(*c_shape, generator=generator, dtype=torch.float64)
+    expected = c + a @ b
+    on_gpu = [tensor.float().cuda() for tensor in (a, b, c)]
+    library.sparse_matmul(*on_gpu)
+    error = ((on_gpu[2].double().cpu() - expected).norm() / expected.norm()).item()
+    passed = error < 1e-5
+    print(f"pit-compile's library through pit.load ({library.target}): relative error "
+          f"{error:.2e} {'PASS' if passed else 'FAIL'}")
+    return passed
+
+
 def prepare(directory):
     import torch
 
@@ -164,7 +186,8 @@ def run(directory):
             verdict = "FAIL"
             print(f"{name}: {type(exception).__name__}: {exception}")
         failures += verdict == "FAIL"
-    total = len(cases(torch))
+    failures += not check_pit_compile_library(torch, directory)
+    total = len(cases(torch)) + 1
     print(f"{total - failures} passed, {failures} failed")
     return 1 if failures else 0
 

@@ -1,11 +1,13 @@
 //===- pit-translate.cpp - PIT's translations out of MLIR -----------------===//
 
 #include "PIT/Target/CEntry.h"
+#include "PIT/Target/Manifest.h"
 #include "mlir/Support/LogicalResult.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
   mlir::pit::registerToCEntryTranslation();
+  mlir::pit::registerToCManifestTranslation();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "PIT translation driver\n"));
 }

@@ -1,0 +1,3 @@
+func.func @scalar(%x: f32) {
+  return
+}
