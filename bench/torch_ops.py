@@ -93,7 +93,7 @@ def prepare(directory):
     def timed(source, target, options=None):
         """compiled_path, timing the compiles (not the cache's hits)."""
         key = pit.kernel_cache.entry_key(source, target, dict(options or {}))
-        cached = (pit.kernel_cache.cache_dir() / f"{key}.so").exists()
+        cached = (pit.kernel_cache.entry_dir() / f"{key}.so").exists()
         started = time.perf_counter()
         path = compiled_path(source, target, options)
         if not cached:

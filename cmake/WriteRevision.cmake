@@ -14,6 +14,15 @@ if(GIT_FOUND AND EXISTS "${SOURCE_DIR}/.git")
     set(revision "${commit}")
     execute_process(COMMAND "${GIT_EXECUTABLE}" diff HEAD -- lib include python runtime tools
       WORKING_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE diff ERROR_QUIET)
+    # New files git does not track yet change the compiler too.
+    execute_process(COMMAND "${GIT_EXECUTABLE}" ls-files --others --exclude-standard
+        -- lib include python runtime tools
+      WORKING_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE untracked ERROR_QUIET)
+    string(REPLACE "\n" ";" untracked "${untracked}")
+    foreach(file ${untracked})
+      file(SHA256 "${SOURCE_DIR}/${file}" file_hash)
+      string(APPEND diff "${file} ${file_hash}\n")
+    endforeach()
     if(NOT diff STREQUAL "")
       string(SHA256 diff_hash "${diff}")
       string(SUBSTRING "${diff_hash}" 0 12 diff_hash)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The package as a user installs it: `pip install .[torch]` into a fresh
 # virtual environment (build/package-venv; the CMake build in build/pip is
-# kept between runs), then, against the installed package and not the build
-# tree, the README's Python examples and pit.torch's tests on the CPU.
+# kept between runs; torch and pytest reused from .venv), then, against the
+# installed package and not the build tree, the README's Python examples
+# and pit.torch's tests on the CPU.
 # Run by scripts/test.sh after lit; needs scripts/setup.sh's packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,8 +11,11 @@ cd "$(dirname "$0")/.."
 venv=build/package-venv
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q ".[torch]" pytest
+# PyTorch (gigabytes) and pytest come from .venv, which scripts/setup.sh
+# filled, through a .pth file: the package itself is installed fresh.
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' > "$site/setup-venv.pth"
+"$venv/bin/python" -m pip install -q ".[torch]"
 # From a directory without a `pit` of its own, so that the import is the
 # installed package's.
 cd "$venv"

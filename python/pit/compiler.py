@@ -138,6 +138,8 @@ def compile(module, target=CPU, output="shared_library", path=None,
         raise ValueError(f"unknown output '{output}'; expects one of {', '.join(OUTPUTS)}")
     if target == CPU and output != "shared_library":
         raise ValueError("the CPU target compiles to a shared library only")
+    if embed not in ("ptx", "cubin"):
+        raise ValueError(f"unknown embed '{embed}'; expects 'ptx' or 'cubin'")
     if not isinstance(pit_loop, int) or not isinstance(candidate, int) or candidate < 0:
         raise ValueError("pit_loop and candidate are integers (candidate >= 0)")
     module.verify()
@@ -157,8 +159,6 @@ def compile(module, target=CPU, output="shared_library", path=None,
                            "output='ptx' is available for GPU targets")
     # gpu-module-to-binary runs ptxas from the toolkit for cubins.
     os.environ.setdefault("CUDA_HOME", _config.CUDA_HOME or "/usr/local/cuda")
-    if embed not in ("ptx", "cubin"):
-        raise ValueError(f"unknown embed '{embed}'; expects 'ptx' or 'cubin'")
     kernel_format = "bin" if output == "cubin" or (
         output == "shared_library" and embed == "cubin") else "isa"
     lowered = _lower(module, f"pit-to-ptx{{chip={target} format={kernel_format} {choice}}}")
@@ -173,7 +173,7 @@ def compile(module, target=CPU, output="shared_library", path=None,
                             "-Wl,-rpath," + _config.LIBRARY_DIR])
 
 
-def explain(module, target="sm_90a", pit_loop=-1, candidate=0, latency_table=None):
+def explain(module, target=CPU, pit_loop=-1, candidate=0, latency_table=None):
     """What pit.compile makes of each op marked sparse, by the op's location:
     {location: {"op", "stiles", "runs_on", "remarks"}}. "stiles" lists the
     STiles pit-sparsify made of it (micro-tile, the loop gathered along,
@@ -182,15 +182,20 @@ def explain(module, target="sm_90a", pit_loop=-1, candidate=0, latency_table=Non
     or "dense" (no STile: the remarks say why); "remarks" are the
     compiler's remarks on the op."""
     module.verify()
-    module = _lower(module, "pit-bufferize")
-    choice = _choice(pit_loop, candidate, latency_table, variant=-1)
     remarks = []
+    module = _lower(module, "pit-bufferize", remarks)
+    choice = _choice(pit_loop, candidate, latency_table, variant=-1)
     sparsified = _lower(module, f"pit-sparsify{{{choice}}}", remarks)
     if target != CPU:
         _lower(module, f"pit-to-ptx{{chip={target} format=isa {choice}}}", remarks)
+    marked = [operation for operation in _walk(module) if "pit.sparse" in operation.attributes]
     explained = {operation.location: {"op": operation.name, "stiles": [],
                                       "runs_on": "dense", "remarks": []}
-                 for operation in _walk(module) if "pit.sparse" in operation.attributes}
+                 for operation in marked}
+    # The tensor cores take f16 and bf16 products; others run on CUDA cores.
+    half = {operation.location: all(str(operand.type.element_type) in ("f16", "bf16")
+                                    for operand in operation.operands[:-1])
+            for operation in marked}
     for operation in _walk(sparsified):
         if operation.name == "pit.stile" and operation.location in explained:
             explained[operation.location]["stiles"].append(_stile_summary(operation))
@@ -198,7 +203,8 @@ def explain(module, target="sm_90a", pit_loop=-1, candidate=0, latency_table=Non
         entry["remarks"] = sorted({remark.split(": remark: ", 1)[1].split("\n")[0]
                                    for remark in remarks if remark.startswith(location + ":")})
         if entry["stiles"]:
-            simt = any("SIMT lowering" in remark for remark in entry["remarks"])
+            simt = not half[location] or any("SIMT lowering" in remark
+                                             for remark in entry["remarks"])
             entry["runs_on"] = ("CPU" if target == CPU else
                                 "SIMT" if simt else "tensor cores")
     return explained

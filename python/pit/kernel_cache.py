@@ -4,8 +4,9 @@ a model's first call compiles, later calls and later processes load.
 An entry's key is a hash of what decides the compiled code: the program's
 MLIR text, the target ("cpu", "sm_80", "sm_90a"), the compile options and
 the compiler's version and source revision. Entries live in $PIT_CACHE_DIR,
-or else $XDG_CACHE_HOME/pit (~/.cache/pit): KEY.so, and KEY.mlir, the
-program, for whoever wants to see or recompile it.
+or else $XDG_CACHE_HOME/pit (~/.cache/pit), in a directory per compiler
+version and revision: KEY.so, and KEY.mlir, the program, for whoever wants
+to see or recompile it.
 
 A machine without the compiler (a GPU machine with only the runtime) uses
 entries compiled elsewhere for its target: copy the directory there, with
@@ -52,6 +53,13 @@ def cache_dir():
     return pathlib.Path(base) / "pit"
 
 
+def entry_dir():
+    """Where this compiler's entries live: a directory of the cache per
+    compiler version and revision, with the CUDA runtime its GPU libraries
+    link beside them."""
+    return cache_dir() / compiler_version()
+
+
 def entry_key(source, target, options):
     signature = json.dumps({"source": source, "target": target,
                             "options": options, "compiler": compiler_version()},
@@ -65,7 +73,7 @@ def compiled_path(source, target, options=None):
     pit.compile's keyword arguments."""
     options = dict(options or {})
     key = entry_key(source, target, options)
-    directory = cache_dir()
+    directory = entry_dir()
     path = directory / f"{key}.so"
     if not path.exists():
         _compile_into(directory, key, source, target, options)
@@ -111,7 +119,11 @@ def _compile_into(directory, key, source, target, options):
     beside = directory / _GPU_RUNTIME
     if target != compiler.CPU and runtime.exists() and not (
             beside.exists() and filecmp.cmp(runtime, beside, shallow=False)):
-        shutil.copy(runtime, beside)
+        # Renamed into place: a process may have the old one mapped.
+        descriptor, copy = tempfile.mkstemp(dir=directory, prefix=".runtime-", suffix=".so")
+        os.close(descriptor)
+        shutil.copy(runtime, copy)
+        os.replace(copy, beside)
 
 
 def copy_runtime_package(directory):

@@ -16,7 +16,9 @@ class SparseLinear(torch.nn.Module):
     - sparse="input": the input's (activation sparsity, such as the output
       of a ReLU); a mask, if set, still zeroes the weight.
 
-    micro_tiles are (rows, columns) of the sparse operand as stored.
+    micro_tiles are (rows, columns) of the sparse operand as stored. The
+    sparse operand's gradient keeps its non-zero elements only (see
+    pit.torch): a weight element that is exactly zero gets none.
     """
 
     def __init__(self, in_features, out_features, bias=True, *, sparse="weight",
@@ -50,6 +52,13 @@ class SparseLinear(torch.nn.Module):
                                  f"weight's {list(self.weight.shape)}")
             mask = mask.to(dtype=self.weight.dtype, device=self.weight.device)
         self.mask = mask
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        # A mask saved with the module comes back with it, set or not here.
+        mask = state_dict.get(prefix + "mask")
+        if mask is not None and self.mask is None:
+            self.set_mask(torch.zeros_like(mask))
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def forward(self, x):
         weight = self.weight if self.mask is None else self.weight * self.mask

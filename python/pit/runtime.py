@@ -235,6 +235,7 @@ class Function:
         if self.target == "cpu":
             raise ArgumentError(f"{self.name}: only GPU functions bind")
         self._check_count(shapes)
+        self._check_count(dtypes)
         for number, (dtype, shape, expected) in enumerate(zip(dtypes, shapes, self.args)):
             self._check(number, dtype, tuple(shape), expected)
         self._check_ties(shapes)

@@ -8,8 +8,8 @@
 The sparse operand is an ordinary dense tensor whose zeros are skipped: the
 kernel finds its non-zero micro-tiles at every call, so a pattern may change
 from call to call. CUDA tensors run on the GPU lowering (sm_80 and later;
-sm_90a kernels on Hopper), CPU tensors of float32 or float64 on the CPU
-lowering. Every call's program is compiled once per shape, element type and
+sm_90a kernels on Hopper; f16 and bf16 on the tensor cores, f32 and f64 on
+CUDA cores), CPU tensors of f16, f32 or f64 on the CPU lowering. Every call's program is compiled once per shape, element type and
 target, and cached on disk (pit.kernel_cache).
 
 The ops are torch.library custom ops (namespace `pit`) with fake kernels,
@@ -17,7 +17,9 @@ so torch.compile traces them without a graph break, and with backwards that
 run on PIT kernels too:
 - dA, the gradient of the sparse operand, is restricted to its non-zero
   elements (the convention of torch.sparse): an SDDMM, the sampled product
-  dC B^T, over the sparse operand's pattern.
+  dC B^T, over the sparse operand's pattern. An element that is exactly
+  zero is pruned: it gets no gradient (a zero-initialized weight never
+  learns; mask a weight with pit.nn.SparseLinear.set_mask instead).
 - dB = A^T dC, with A sparse: a sparse matmul over A^T, whose micro-tiles
   are A's transposed.
 
@@ -28,6 +30,7 @@ the other layouts onto them by transposing (B sparse: C^T = B^T A^T).
 
 import contextlib
 import math
+import os
 
 import torch
 
@@ -86,9 +89,11 @@ _TRANSPOSE = ("func.func @kernel(%a: memref<{k}x{m}x{t}>, %c: memref<{m}x{k}x{t}
               "permutation = [1, 0]\n  return\n}}\n")
 _PROGRAMS = {"matmul": _MATMUL, "linear": _LINEAR, "sddmm": _SDDMM, "transpose": _TRANSPOSE}
 
-# Functions by (program, shapes, element types, micro-tiles, target): the
-# per-call path is this lookup, not the disk cache's hashing.
+# Functions by (program, shapes, element types, micro-tiles, target), loaded
+# once from the disk cache (pit.kernel_cache) for the plans below.
 _functions = {}
+# The transpose kernels' bound calls by (rows, columns, dtype, device).
+_transposes = {}
 _targets = {}
 _ahead_target = None
 
@@ -134,15 +139,12 @@ def _source(program, loops, dtype, out_dtype, micro_tiles):
 
 
 def _sddmm_body(t, ct):
-    """mask * a * b added to C, in C's type (the inputs widened to it)."""
-    lines = []
-    if t != ct:
-        lines = [f"    %{name}c = arith.extf %{name} : {t} to {ct}" for name in "xyw"]
-    x, y, w = (f"%{name}c" if t != ct else f"%{name}" for name in "xyw")
-    lines += [f"    %p = arith.mulf {x}, {y} : {ct}",
-              f"    %q = arith.mulf %p, {w} : {ct}",
-              f"    %s = arith.addf %acc, %q : {ct}"]
-    return "".join(line + "\n" for line in lines)
+    """mask * a * b added to C (an SDDMM's C has its inputs' type: its
+    blocks own their elements, and accumulate in f32 on the GPU)."""
+    assert t == ct, "SDDMMs accumulate in their inputs' type"
+    return ("    %p = arith.mulf %x, %y : {t}\n"
+            "    %q = arith.mulf %p, %w : {t}\n"
+            "    %s = arith.addf %acc, %q : {t}\n").format(t=t)
 
 
 def _function(program, loops, dtype, out_dtype, micro_tiles, target):
@@ -189,12 +191,23 @@ class _Plan:
         self.function = _function(program, self.loops, first.dtype, self.out_dtype,
                                   micro_tiles, _target(first.device))
         if not self.on_cpu:
+            _check_runtime_device(first.device)
             # Shapes and dtypes checked once; a call passes addresses only.
             shapes = [_padded_shape(layout, padded) for layout in layouts]
             self.device_index = first.device.index
             self.function = self.function.bind(
                 [_ELEMENT_TYPES[first.dtype]] * len(operands) + [_ELEMENT_TYPES[self.out_dtype]],
                 shapes + [self.out_shape])
+
+
+def _check_runtime_device(device):
+    """PIT's CUDA runtime runs on one GPU, PIT_CUDA_DEVICE (default 0)."""
+    runtime_device = int(os.environ.get("PIT_CUDA_DEVICE", "0"))
+    if device.index != runtime_device:
+        raise ArgumentError(
+            f"the tensors are on {device}, but PIT's CUDA runtime runs on "
+            f"cuda:{runtime_device}; set PIT_CUDA_DEVICE={device.index} before the "
+            "first call to run on that GPU")
 
 
 def _kernel(program, operands, micro_tiles):
@@ -213,7 +226,9 @@ def _kernel(program, operands, micro_tiles):
         plan.function([tensor.data_ptr() for tensor in operands] + [out.data_ptr()],
                       _current_torch_stream(plan.device_index))
     if plan.crop is not None:
-        out = out[:plan.crop[0], :plan.crop[1]]
+        # An op's result is a tensor of its own, not a view: the fake
+        # kernel's strides are the result's, and in-place ops take it.
+        out = out[:plan.crop[0], :plan.crop[1]].clone()
     return out if plan.out_dtype == first.dtype else out.to(first.dtype)
 
 
@@ -285,13 +300,14 @@ def _transposed_copy(tensor):
     by PIT's transpose kernel."""
     rows, columns = tensor.shape
     device = tensor.device
-    key = ("transpose", rows, columns, tensor.dtype, device)
-    call = _plans.get(key)
+    key = (rows, columns, tensor.dtype, device)
+    call = _transposes.get(key)
     if call is None:
         element_type = _ELEMENT_TYPES[tensor.dtype]
         function = _function("transpose", ((rows, columns), 0), tensor.dtype, tensor.dtype,
                              (), _target(device))
-        call = _plans[key] = function.bind([element_type] * 2, [(columns, rows), (rows, columns)])
+        call = _transposes[key] = function.bind([element_type] * 2,
+                                                [(columns, rows), (rows, columns)])
     out = torch.empty((rows, columns), dtype=tensor.dtype, device=device)
     call([tensor.data_ptr(), out.data_ptr()], _current_torch_stream(device.index))
     return out
@@ -359,7 +375,7 @@ def _sddmm_kernel(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor,
     """C = M * (A B), the mask M sparse."""
     if a.is_cuda and _gathers_single_columns(micro_tiles):
         operands, transposed = _transposed_sddmm([a, b, mask], micro_tiles)
-        return _kernel("sddmm", operands, transposed).t()
+        return _transposed_copy(_kernel("sddmm", operands, transposed).t())
     return _kernel("sddmm", [a, b, mask], micro_tiles)
 
 
@@ -527,8 +543,9 @@ def _check_operands(function, names, tensors, contracted):
     if tensors[left].shape[left_dim] != tensors[right].shape[right_dim]:
         raise ArgumentError(
             f"{function}: {names[left]} is {list(tensors[left].shape)} and "
-            f"{names[right]} {list(tensors[right].shape)}; their extents "
-            f"{left_dim} and {right_dim} are the sum's and must agree")
+            f"{names[right]} {list(tensors[right].shape)}; {names[left]}'s extent "
+            f"{left_dim} and {names[right]}'s extent {right_dim} are the contracted "
+            "dimension and must agree")
 
 
 def sparse_matmul(a, b, *, sparse="a", micro_tiles=((32, 1),)):
@@ -557,6 +574,11 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
         raise ArgumentError("sparse_linear: x is a tensor of at least one dimension")
     rows = x.reshape(-1, x.shape[-1])
     _check_operands("sparse_linear", ["x", "weight"], [rows, weight], ((0, 1), (1, 1)))
+    if bias is not None and (tuple(bias.shape) != (weight.shape[0],) or bias.dtype != weight.dtype
+                             or bias.device != weight.device):
+        raise ArgumentError(f"sparse_linear: bias is {bias.dtype}{list(bias.shape)} on "
+                            f"{bias.device}; expects {weight.dtype}[{weight.shape[0]}] on "
+                            f"{weight.device}, as the weight")
     tiles = _flat_micro_tiles(micro_tiles)
     if sparse == "input":
         y = _run("linear", rows, weight, micro_tiles=tiles)
@@ -579,6 +601,9 @@ def sddmm(a, b, mask, *, micro_tiles=((32, 1),)):
     if tuple(mask.shape) != (a.shape[0], b.shape[1]):
         raise ArgumentError(f"sddmm: mask is {list(mask.shape)}; expects "
                             f"{[a.shape[0], b.shape[1]]}, the product's shape")
+    if mask.requires_grad and torch.is_grad_enabled():
+        raise ArgumentError("sddmm: the mask selects and gets no gradient; pass "
+                            "mask.detach()")
     return _run("sddmm", a, b, mask, micro_tiles=_flat_micro_tiles(micro_tiles))
 
 

@@ -166,7 +166,7 @@ def prepare(directory):
         for seed, (name, dtype, build) in enumerate(cases(torch)):
             check_case(torch, name, dtype, build, "meta", seed)
     print(f"{TARGET}: the cases' kernels compiled in {time.perf_counter() - started:.1f} s; "
-          f"{cache} holds {len(list(cache.glob('*.so'))) - 1}")
+          f"{cache} holds {len(list(cache.rglob('*.so'))) - 1}")
     pit.kernel_cache.copy_runtime_package(directory)
     shutil.copy(__file__, directory)
 

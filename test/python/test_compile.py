@@ -158,3 +158,8 @@ def test_explain_says_what_each_marked_op_becomes(ctx):
     [simt] = pit.explain(half_matmul(ctx, 1), target="sm_90a").values()
     assert simt["runs_on"] == "SIMT"
     assert any("SIMT lowering" in remark for remark in simt["remarks"])
+
+
+def test_explain_says_single_precision_runs_on_cuda_cores(ctx):
+    [simt] = pit.explain(build_matmul(ctx), target="sm_90a").values()
+    assert simt["stiles"] and simt["runs_on"] == "SIMT"

@@ -179,7 +179,8 @@ def test_disk_cache_serves_later_processes(tmp_path):
                               capture_output=True, text=True, check=True).stdout
 
     first = run("compile")
-    assert len(list(tmp_path.glob("*.so"))) == 1 and len(list(tmp_path.glob("*.mlir"))) == 1
+    entries = tmp_path / pit.kernel_cache.compiler_version()
+    assert len(list(entries.glob("*.so"))) == 1 and len(list(entries.glob("*.mlir"))) == 1
     assert run("cached") == first == f"{float((torch.arange(64 * 32) % 7).sum() * 8)}\n"
 
 
@@ -216,15 +217,16 @@ def test_ahead_of_time_compiles_a_gpu_models_kernels(cache_dir):
     the forward, the SDDMM of the weight's gradient, the input's gradient
     (for either layout of the incoming gradient) and the transposes of the
     operands, and put the CUDA runtime beside them."""
-    before = set(cache_dir.glob("*.so"))
+    entries = cache_dir / pit.kernel_cache.compiler_version()
+    before = set(entries.glob("*.so"))
     layer = pit.nn.SparseLinear(128, 64, micro_tiles=[(32, 64)], device="meta",
                                 dtype=torch.float16)
     x = torch.empty(256, 128, device="meta", dtype=torch.float16, requires_grad=True)
     with pt.ahead_of_time("sm_90a"):
         layer(x).sum().backward()
-    written = set(cache_dir.glob("*.so")) - before
+    written = set(entries.glob("*.so")) - before
     kernels = [path for path in written if path.name != "libpit_cuda_runtime.so"]
-    assert (cache_dir / "libpit_cuda_runtime.so").exists()
+    assert (entries / "libpit_cuda_runtime.so").exists()
     sources = [path.with_suffix(".mlir").read_text() for path in kernels]
     assert sum("linalg.generic" in source for source in sources) == 1
     assert sum("linalg.matmul" in source for source in sources) == 3
@@ -276,11 +278,45 @@ def test_module_mask_of_wrong_shape_is_refused():
 def test_gpu_programs_take_whole_tensor_core_blocks(cache_dir):
     """On a GPU, n (and an SDDMM's k) are padded to whole blocks of 64,
     which the tensor-core kernels take (others run on CUDA cores)."""
-    before = set(cache_dir.glob("*.mlir"))
+    entries = cache_dir / pit.kernel_cache.compiler_version()
+    before = set(entries.glob("*.mlir"))
     a = torch.empty(64, 100, device="meta", dtype=torch.float16)
     b = torch.empty(100, 72, device="meta", dtype=torch.float16)
     with pt.ahead_of_time("sm_90a"):
         pt.sparse_matmul(a, b, micro_tiles=[(32, 1)])
-    [source] = [path.read_text() for path in set(cache_dir.glob("*.mlir")) - before
+    [source] = [path.read_text() for path in set(entries.glob("*.mlir")) - before
                 if "linalg.matmul" in path.read_text()]
     assert "%b: memref<100x128xf16>" in source and "%c: memref<64x128xf16>" in source
+
+
+def test_results_take_in_place_ops(generator):
+    """The ops' results are tensors of their own (a crop of a padded result
+    is copied out), so that they and their views take in-place ops, as
+    nn.Linear's do (nn.ReLU(inplace=True) after a layer)."""
+    x = randn(generator, 2, 10, 100, requires_grad=True)
+    for sparse in ("input", "weight"):
+        layer = pit.nn.SparseLinear(100, 72, bias=False, sparse=sparse,
+                                    micro_tiles=[(32, 64)], dtype=F64)
+        y = layer(torch.relu(x))
+        y.relu_()
+        y.sum().backward()
+    c = pt.sparse_matmul(randn(generator, 40, 100, requires_grad=True), randn(generator, 100, 8),
+                         micro_tiles=[(32, 1)])
+    c.mul_(2).sum().backward()
+
+
+def test_module_with_a_mask_round_trips_through_its_state_dict(generator):
+    layer = pit.nn.SparseLinear(64, 32, micro_tiles=[(16, 16)], dtype=F64)
+    layer.set_mask(tile_mask(generator, (32, 64), (16, 16), 0.5))
+    fresh = pit.nn.SparseLinear(64, 32, micro_tiles=[(16, 16)], dtype=F64)
+    fresh.load_state_dict(layer.state_dict())
+    assert torch.equal(fresh.mask, layer.mask) and torch.equal(fresh.weight, layer.weight)
+
+
+def test_wrong_bias_and_a_mask_requiring_grad_are_refused():
+    x, w = torch.ones(8, 16, dtype=F64), torch.ones(4, 16, dtype=F64)
+    with pytest.raises(pit.ArgumentError, match="bias is torch.float32"):
+        pt.sparse_linear(x, w, torch.ones(4))
+    mask = torch.ones(8, 4, dtype=F64, requires_grad=True)
+    with pytest.raises(pit.ArgumentError, match="mask.detach"):
+        pt.sddmm(x, w.t(), mask)

@@ -193,7 +193,7 @@ struct STileToSimtKernel : OpRewritePattern<STileOp> {
                     "(CUDA cores): no tensor-core kernel takes it (they take "
                     "matmuls whose sparse operand is A, read m by k, with B "
                     "k by n or n by k, and SDDMMs reading A m by k and B k "
-                    "by n)");
+                    "by n, with n, and an SDDMM's k, in whole blocks)");
     return lowerSTile(rewriter, op, blockSize);
   }
 
