@@ -135,7 +135,7 @@ def _source(program, loops, dtype, out_dtype, micro_tiles):
     t, ct = _ELEMENT_TYPES[dtype], _ELEMENT_TYPES[out_dtype]
     return _PROGRAMS[program].format(m=m, k=k, n=n, t=t, ct=ct,
                                      mt=_micro_tile_text(micro_tiles),
-                                     body=_sddmm_body(t, ct))
+                                     body=_sddmm_body(t, ct) if program == "sddmm" else "")
 
 
 def _sddmm_body(t, ct):

@@ -287,6 +287,13 @@ def test_gpu_programs_take_whole_tensor_core_blocks(cache_dir):
     [source] = [path.read_text() for path in set(entries.glob("*.mlir")) - before
                 if "linalg.matmul" in path.read_text()]
     assert "%b: memref<100x128xf16>" in source and "%c: memref<64x128xf16>" in source
+    # One-row micro-tiles gather rows along m and add them into f32.
+    before = set(entries.glob("*.mlir"))
+    with pt.ahead_of_time("sm_90a"):
+        pt.sparse_matmul(a, b, micro_tiles=[(1, 32)])
+    [source] = [path.read_text() for path in set(entries.glob("*.mlir")) - before
+                if "linalg.matmul" in path.read_text()]
+    assert "%c: memref<64x128xf32>" in source
 
 
 def test_results_take_in_place_ops(generator):
