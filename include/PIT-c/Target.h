@@ -38,6 +38,12 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToCManifest(
     MlirOperation module, MlirStringRef target, MlirStringCallback callback,
     void *userData);
 
+/// Writes the host code of `module` (after a pipeline: the LLVM dialect) as
+/// a position-independent object file for this machine
+/// (PIT/Target/ObjectFile.h); `callback` receives its bytes.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirPITTranslateModuleToObject(
+    MlirOperation module, MlirStringCallback callback, void *userData);
+
 /// Receives one tie of a function's argument extents, as the checked entry
 /// points hold it (PIT-runtime/Entry.h; PIT/Target/ExtentTies.h).
 typedef void (*MlirPITExtentTieCallback)(MlirStringRef function,

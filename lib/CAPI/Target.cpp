@@ -6,6 +6,7 @@
 #include "PIT/Target/CEntry.h"
 #include "PIT/Target/ExtentTies.h"
 #include "PIT/Target/Manifest.h"
+#include "PIT/Target/ObjectFile.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -30,9 +31,10 @@ ModuleOp getModuleOrEmitError(MlirOperation op) {
   return module;
 }
 
-/// Runs `translation` (C source out of the module `op`) into the callback.
+/// Runs `translation` (text or bytes out of the module `op`) into the
+/// callback.
 MlirLogicalResult
-translateToC(MlirOperation op, MlirStringCallback callback, void *userData,
+translateInto(MlirOperation op, MlirStringCallback callback, void *userData,
              function_ref<LogicalResult(ModuleOp, raw_ostream &)> translation) {
   ModuleOp module = getModuleOrEmitError(op);
   if (!module)
@@ -71,17 +73,32 @@ MlirLogicalResult mlirPITTranslateModuleToLLVMIR(MlirOperation op,
 MlirLogicalResult mlirPITTranslateModuleToCEntry(MlirOperation op,
                                                  MlirStringCallback callback,
                                                  void *userData) {
-  return translateToC(op, callback, userData, pit::translateToCEntry);
+  return translateInto(op, callback, userData, pit::translateToCEntry);
 }
 
 MlirLogicalResult mlirPITTranslateModuleToCManifest(MlirOperation op,
                                                     MlirStringRef target,
                                                     MlirStringCallback callback,
                                                     void *userData) {
-  return translateToC(op, callback, userData,
+  return translateInto(op, callback, userData,
                       [&](ModuleOp module, raw_ostream &os) {
                         return pit::translateToCManifest(module, unwrap(target),
                                                          os);
+                      });
+}
+
+MlirLogicalResult mlirPITTranslateModuleToObject(MlirOperation op,
+                                                 MlirStringCallback callback,
+                                                 void *userData) {
+  return translateInto(op, callback, userData,
+                      [](ModuleOp module, raw_ostream &os) {
+                        // The object writer seeks back: memory first.
+                        SmallVector<char> object;
+                        llvm::raw_svector_ostream buffer(object);
+                        if (failed(pit::translateToObject(module, buffer)))
+                          return failure();
+                        os.write(object.data(), object.size());
+                        return success();
                       });
 }
 

@@ -177,6 +177,16 @@ void populatePITBindings(nb::module_ &m) {
       nb::arg("module"),
       "C source of the checked entry points pit_NAME (PIT-runtime/Entry.h).");
   m.def(
+      "translate_to_object",
+      [](const Module &module) {
+        std::string object = translate(module, mlirPITTranslateModuleToObject,
+                                       "an object file");
+        return nb::bytes(object.data(), object.size());
+      },
+      nb::arg("module"),
+      "The host code of a lowered module as an object file for this machine "
+      "(PIT/Target/ObjectFile.h): what pit-compile links too.");
+  m.def(
       "translate_to_c_manifest",
       [](const Module &module, const std::string &target) {
         return translate(

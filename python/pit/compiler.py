@@ -3,7 +3,8 @@ cubin, or a shared library for the CPU or an NVIDIA GPU.
 
 The MLIR part (the pipeline, the translation to LLVM IR and to the checked C
 entry points) runs in process, so its failures are MLIRErrors with MLIR's
-diagnostics. Then llc-22 makes an object file and the C compiler links it.
+diagnostics, and so does the code generation of the host code (LLVM's
+TargetMachine, as pit-compile's). Then the C compiler links it.
 """
 
 import atexit
@@ -237,18 +238,18 @@ def _stile_summary(stile):
 
 def _link(lowered, module, target, path, entry_source, libraries):
     """Host code of `lowered` + C entry points + manifest -> a library."""
-    llvm_ir = _pit.translate_to_llvm_ir(lowered)
+    # The object file comes from LLVM's code generator in process, the one
+    # pit-compile uses too (pit-translate --pit-to-object).
+    host_object = _pit.translate_to_object(lowered)
     if path is None:
         path = os.path.join(_scratch_dir(), f"libpit{next(_library_numbers)}.so")
     path = pathlib.Path(path).absolute()
     with tempfile.TemporaryDirectory(prefix="pit-build-") as work:
         work = pathlib.Path(work)
-        (work / "host.ll").write_text(llvm_ir)
+        (work / "host.o").write_bytes(host_object)
         # pit_manifest(), which pit.load reads: the same as pit-compile's.
         (work / "entry.c").write_text(
             entry_source + _pit.translate_to_c_manifest(module, target))
-        _run_tool([_config.LLC, "-O2", "-filetype=obj", "-relocation-model=pic",
-                   work / "host.ll", "-o", work / "host.o"])
         _run_tool([_config.C_COMPILER, "-O2", "-fPIC", "-fvisibility=hidden",
                    "-I" + _config.INCLUDE_DIR, "-c", work / "entry.c",
                    "-o", work / "entry.o"])
