@@ -31,6 +31,12 @@ import statistics
 import sys
 import time
 
+# The GPU check's mask maker: from test/GPU here, beside this file where the
+# prepare step copied both.
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "test" / "GPU"))
+from check_torch import tile_mask  # noqa: E402
+
 TARGET = "sm_90a"
 SHAPES = [  # (name, tokens, in features, out features)
     ("llama3-8b q/o", 4096, 4096, 4096),
@@ -48,24 +54,13 @@ OVERHEAD_SHAPE = (128, 128, 128)
 WARM_UP_SHAPE = (256, 256, 256)
 
 
-def weight_mask(torch, shape, micro_tile, generator):
-    grid = [extent // tile for extent, tile in zip(shape, micro_tile)]
-    count = grid[0] * grid[1]
-    keep = torch.ones(count)
-    keep[torch.randperm(count, generator=generator)[:round(SPARSITY * count)]] = 0
-    mask = keep.reshape(grid)
-    for dim, tile in enumerate(micro_tile):
-        mask = mask.repeat_interleave(tile, dim)
-    return mask
-
-
 def layer_step(torch, pit_nn, m, k, n, micro_tile, device):
     """One forward + backward of SparseLinear on fresh inputs: (layer, x,
     grad of y, step function)."""
     layer = pit_nn.SparseLinear(k, n, micro_tiles=[micro_tile], device=device,
                                 dtype=torch.float16)
     generator = torch.Generator().manual_seed(m * 7 + k * 3 + n + micro_tile[1])
-    layer.set_mask(weight_mask(torch, (n, k), micro_tile, generator).to(device))
+    layer.set_mask(tile_mask(torch, generator, (n, k), micro_tile, SPARSITY).to(device))
     x = torch.randn(m, k, device=device, dtype=torch.float16, requires_grad=True)
     grad = torch.randn(m, n, device=device, dtype=torch.float16)
 
@@ -116,6 +111,7 @@ def prepare(directory):
           f"max {max(compile_seconds):.2f} s each")
     pit.kernel_cache.copy_runtime_package(directory)
     shutil.copy(__file__, directory)
+    shutil.copy(HERE.parent / "test" / "GPU" / "check_torch.py", directory)
 
 
 # ---------------------------------------------------------------------------

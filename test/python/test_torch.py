@@ -18,6 +18,9 @@ import pit.kernel_cache
 import pit.nn
 import pit.torch as pt
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "GPU"))
+from check_torch import tile_mask as gpu_tile_mask  # noqa: E402
+
 F64 = torch.float64
 
 
@@ -43,15 +46,8 @@ def generator():
 
 def tile_mask(generator, shape, micro_tile, sparsity):
     """0/1 of `shape` (whole micro-tiles or not) with round(sparsity * count)
-    of its micro-tiles zero."""
-    grid = [-(-extent // tile) for extent, tile in zip(shape, micro_tile)]
-    count = grid[0] * grid[1]
-    keep = torch.ones(count, dtype=F64)
-    keep[torch.randperm(count, generator=generator)[:round(sparsity * count)]] = 0
-    mask = keep.reshape(grid)
-    for dim, tile in enumerate(micro_tile):
-        mask = mask.repeat_interleave(tile, dim)
-    return mask[:shape[0], :shape[1]]
+    of its micro-tiles zero: the GPU check's, in float64."""
+    return gpu_tile_mask(torch, generator, shape, micro_tile, sparsity).to(F64)
 
 
 def randn(generator, *shape, dtype=F64, requires_grad=False):
