@@ -30,4 +30,4 @@ def test_readme_example_runs(title, tmp_path):
     if title == "From Python":
         assert printed < 1e-4  # the largest error against float64
     else:
-        assert 0.02 < printed < 0.25  # the pruned layer's gradient: 10% of blocks
+        assert printed == 0.0  # no gradient reaches a pruned weight
