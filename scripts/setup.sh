@@ -10,12 +10,16 @@
 # (pit.torch, pit.nn; PyPI's wheel, which runs on a machine without a GPU) go
 # into the virtual environment .venv, made with the machine's python3;
 # build.sh points CMake at it.
+#
+# Arguments name more Debian packages to install the same way (fuzz.sh asks
+# for clang and its fuzzing runtime).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  "$@"
 )
 python_packages=(nanobind numpy pytest torch)
 

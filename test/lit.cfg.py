@@ -46,6 +46,7 @@ tools = [
     "pit-capi-test",
     "pit-translate",
     "pit-compile",
+    "pit-fuzz",
     # Debian's stock mlir-opt, which loads PIT as a plugin.
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),

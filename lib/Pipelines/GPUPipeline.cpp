@@ -14,10 +14,8 @@
 
 using namespace mlir;
 
-void mlir::pit::buildPTXPipeline(OpPassManager &pm,
-                                 const PTXPipelineOptions &options) {
-  if (!addedOnModule(pm, "pit-to-ptx"))
-    return;
+void mlir::pit::addLowerToNVVMPasses(OpPassManager &pm,
+                                     const PTXPipelineOptions &options) {
   pm.addPass(createPITCheckElementTypes());
   pm.addPass(createPITDecomposeAggregatedOps());
   addBufferizationPasses(pm);
@@ -61,7 +59,24 @@ void mlir::pit::buildPTXPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertVectorToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());
   addLowerToLLVMPasses(pm);
+}
 
+/// Whether gpu-module-to-binary knows `format`; if not, adds a pass that
+/// fails naming the option (upstream's error comes after the whole
+/// pipeline has run, and names no option).
+static bool hasKnownFormat(OpPassManager &pm, StringRef format) {
+  if (llvm::is_contained({"isa", "bin", "fatbin"}, format))
+    return true;
+  pit::addPipelineError(pm, "pit-to-ptx: format must be isa, bin or fatbin, not '" +
+                           format + "'");
+  return false;
+}
+
+void mlir::pit::buildPTXPipeline(OpPassManager &pm,
+                                 const PTXPipelineOptions &options) {
+  if (!addedOnModule(pm, "pit-to-ptx") || !hasKnownFormat(pm, options.format))
+    return;
+  addLowerToNVVMPasses(pm, options);
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   pm.addPass(createGpuModuleToBinaryPass(binary));

@@ -47,35 +47,39 @@ void mlir::pit::addLowerToLLVMPasses(OpPassManager &pm) {
 
 namespace {
 
-/// Fails on whatever it runs on, saying that `pipeline` must run on a
-/// module: what a pipeline nested under another op gets in place of its
-/// passes, which would each abort the pass manager (a ModuleOp pass added
-/// to a pass manager on func.func).
-struct MisplacedPipelinePass
-    : public PassWrapper<MisplacedPipelinePass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MisplacedPipelinePass)
+/// Fails on whatever it runs on with `message`: what a pipeline that
+/// cannot be built (nested under another op, or given an invalid option)
+/// gets in place of its passes, so that the run fails naming the cause
+/// where adding the passes would abort or defer the error to upstream.
+struct PipelineErrorPass
+    : public PassWrapper<PipelineErrorPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineErrorPass)
 
-  MisplacedPipelinePass(StringRef pipeline) : pipeline(pipeline.str()) {}
-  StringRef getArgument() const override { return "pit-misplaced-pipeline"; }
+  PipelineErrorPass(std::string message) : message(std::move(message)) {}
+  StringRef getArgument() const override { return "pit-pipeline-error"; }
 
   void runOnOperation() override {
-    getOperation()->emitError()
-        << pipeline << " runs on a builtin.module, not nested under '"
-        << getOperation()->getName()
-        << "': name it at the top of the pipeline (builtin.module("
-        << pipeline << "))";
+    getOperation()->emitError() << message;
     signalPassFailure();
   }
 
-  std::string pipeline;
+  std::string message;
 };
 
 } // namespace
 
+void mlir::pit::addPipelineError(OpPassManager &pm, const Twine &message) {
+  pm.addPass(std::make_unique<PipelineErrorPass>(message.str()));
+}
+
 bool mlir::pit::addedOnModule(OpPassManager &pm, StringRef pipeline) {
   if (pm.getOpName() == ModuleOp::getOperationName())
     return true;
-  pm.addPass(std::make_unique<MisplacedPipelinePass>(pipeline));
+  // A ModuleOp pass added to a pass manager on another op would abort it.
+  addPipelineError(pm, pipeline + " runs on a builtin.module, not nested "
+                                  "under '" + pm.getOpAnchorName() +
+                           "': name it at the top of the pipeline "
+                           "(builtin.module(" + pipeline + "))");
   return false;
 }
 

@@ -121,6 +121,11 @@ class Function:
                 want >= 0 and got != want for got, want in zip(shape, expected_shape)):
             raise ArgumentError(f"{self._where(number)}: expects shape "
                                 f"{_format_shape(expected_shape)}, got {list(shape)}")
+        # An empty array's data pointer need not point anywhere (torch's is
+        # null); a PIT function has nothing to do then, and refuses it.
+        if 0 in shape:
+            raise ArgumentError(f"{self._where(number)}: has no elements (shape "
+                                f"{list(shape)}); PIT functions take non-empty arrays")
 
     def __call__(self, *values):
         self._check_count(values)

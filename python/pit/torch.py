@@ -213,6 +213,11 @@ def _check_runtime_device(device):
 def _kernel(program, operands, micro_tiles):
     """Runs `program` on `operands` into a new tensor of their dtype."""
     first = operands[0]
+    if any(tensor.numel() == 0 for tensor in operands):
+        # PIT's functions take no empty arrays; a sum of no products is 0,
+        # as torch.matmul's result on operands with an empty k.
+        extents = _loop_extents(program, operands)
+        return first.new_zeros((extents["m"], extents["n"]))
     key = (program, tuple(tensor.shape for tensor in operands), first.dtype,
            tuple(micro_tiles), first.device)
     plan = _plans.get(key)

@@ -60,6 +60,16 @@ def test_wrong_layout(matmul):
         matmul(a, b, c)
 
 
+def test_empty_arrays(ctx):
+    """An empty array is refused, also where the extent is dynamic: its data
+    pointer need not point anywhere."""
+    with pytest.warns(pit.CompileWarning, match="loop ranges are not static"):
+        library = pit.load(pit.compile(build_matmul(ctx, m=None)))
+    a, b, c = arrays()
+    with pytest.raises(pit.ArgumentError, match=r"argument 0: has no elements \(shape \[0, 128\]\)"):
+        library.sparse_matmul(a[:0], b, c[:0])
+
+
 def test_wrong_device_or_kind(matmul):
     a, b, c = arrays()
     with pytest.raises(pit.ArgumentError, match="takes numpy arrays, got pit.runtime.DevicePointer"):

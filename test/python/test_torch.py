@@ -72,6 +72,21 @@ def test_sparse_matmul_against_float64(generator, sparse, micro_tile, sparsity):
     assert relative_error(c, a.double() @ b.double()) < 1e-6
 
 
+@pytest.mark.parametrize("shape_a,shape_b", [((0, 64), (64, 32)), ((32, 0), (0, 16)),
+                                             ((32, 64), (64, 0))])
+def test_empty_operands_give_torch_results(shape_a, shape_b):
+    """As torch.matmul: empty rows or columns give an empty result, an empty
+    k a zero one, with gradients of the operands' shapes; no call is made
+    (PIT's functions refuse empty arrays)."""
+    a = torch.ones(shape_a, requires_grad=True)
+    b = torch.ones(shape_b, requires_grad=True)
+    c = pt.sparse_matmul(a, b, micro_tiles=[(32, 1)])
+    expected = a.detach() @ b.detach()
+    assert c.shape == expected.shape and torch.equal(c, expected)
+    c.sum().backward()
+    assert a.grad.shape == a.shape and b.grad.shape == b.shape
+
+
 @pytest.mark.parametrize("sparse", ["weight", "input"])
 def test_sparse_linear_on_shapes_not_whole_micro_tiles(generator, sparse):
     """Rows, in and out features none of them multiples of the micro-tile:

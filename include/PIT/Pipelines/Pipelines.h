@@ -122,6 +122,11 @@ struct PTXPipelineOptions : public SparsifyPipelineOptions<PTXPipelineOptions> {
 /// to the LLVM dialect, calling the mgpu* runtime.
 void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
 
+/// pit-to-ptx up to its last step: kernels in the NVVM dialect inside
+/// gpu.module, host code in the LLVM dialect; neither compiled by NVPTX.
+/// What pit-fuzz runs, where the backend's time would buy no PIT coverage.
+void addLowerToNVVMPasses(OpPassManager &pm, const PTXPipelineOptions &options);
+
 /// pit-cpu-pipeline: sparsify the marked ops, lower pit to loops, and
 /// everything to the LLVM dialect, ready for mlir-runner or mlir-translate.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
@@ -140,6 +145,10 @@ void addLowerToLLVMPasses(OpPassManager &pm);
 /// be added; if not, adds a pass that fails naming `pipeline` (adding them
 /// would abort).
 bool addedOnModule(OpPassManager &pm, StringRef pipeline);
+
+/// Adds a pass that fails with `message`, in place of a pipeline that
+/// cannot be built as asked (an invalid option).
+void addPipelineError(OpPassManager &pm, const Twine &message);
 
 /// Registers the named pipelines above.
 void registerPITPipelines();

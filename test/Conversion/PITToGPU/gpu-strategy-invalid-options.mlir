@@ -14,6 +14,8 @@
 // RUN: not pit-opt %s --pit-gpu-strategy="multiprocessors=-1" 2>&1 | FileCheck %s --check-prefix=SMSNEG
 // RUN: not pit-opt %s --pit-gpu-strategy="multiprocessors=1025" 2>&1 | FileCheck %s --check-prefix=SMS1025
 // RUN: not pit-opt %s --pit-gpu-strategy="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=OLD
+// RUN: not pit-opt %s --pit-gpu-strategy="mma-specialize=maybe" 2>&1 | FileCheck %s --check-prefix=SPECIALIZE
+// RUN: not pit-opt %s --pit-gpu-strategy="mma-tensor-copies=2" 2>&1 | FileCheck %s --check-prefix=COPIES
 // The values at the edges of each range are taken.
 // RUN: pit-opt %s --pit-gpu-strategy="chip=sm_80 mma-block-columns=8 mma-chunk=0 mma-stages=1 mma-cluster-blocks=1 mma-k-splits=0 multiprocessors=0"
 // RUN: pit-opt %s --pit-gpu-strategy="chip=sm_121a mma-block-columns=1024 mma-chunk=1024 mma-stages=4 mma-cluster-blocks=2 mma-k-splits=8 multiprocessors=1024"
@@ -32,6 +34,8 @@
 // SMSNEG: error: pit-gpu-strategy: multiprocessors must be from 0 (the chip's) to 1024, got -1
 // SMS1025: error: pit-gpu-strategy: multiprocessors must be from 0 (the chip's) to 1024, got 1025
 // OLD: error: pit-gpu-strategy: chip: 'sm_75' is not a chip PIT compiles for
+// SPECIALIZE: for the --mma-specialize option: 'maybe' is invalid value for boolean argument
+// COPIES: for the --mma-tensor-copies option: '2' is invalid value for boolean argument
 
 func.func @f(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
   linalg.copy ins(%a : memref<64x64xf32>) outs(%c : memref<64x64xf32>)
