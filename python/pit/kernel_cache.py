@@ -126,11 +126,25 @@ def _compile_into(directory, key, source, target, options):
         os.replace(copy, beside)
 
 
+def runtime_files():
+    """{path in the package: source file} of the runtime-only package:
+    RUNTIME_MODULES, and the CUDA runtime with the C entry points' header
+    where this build has them."""
+    package = pathlib.Path(__file__).parent
+    files = {name: package / name for name in RUNTIME_MODULES}
+    header = pathlib.Path(_config.INCLUDE_DIR) / "PIT-runtime" / "Entry.h"
+    for name, path in ((_GPU_RUNTIME, pathlib.Path(_config.LIBRARY_DIR) / _GPU_RUNTIME),
+                       ("include/PIT-runtime/Entry.h", header)):
+        if path.exists():
+            files[name] = path
+    return files
+
+
 def copy_runtime_package(directory):
-    """Puts the runtime-only package (RUNTIME_MODULES) in DIRECTORY/pit: with
-    a copy of the cache, what a machine without the compiler needs to run
-    pit.torch's ops."""
+    """Puts the runtime-only package (runtime_files()) in DIRECTORY/pit:
+    with a copy of the cache, what a machine without the compiler needs to
+    run pit.torch's ops."""
     package = pathlib.Path(directory) / "pit"
-    package.mkdir(parents=True, exist_ok=True)
-    for name in RUNTIME_MODULES:
-        shutil.copy(pathlib.Path(__file__).parent / name, package)
+    for name, path in runtime_files().items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, package / name)
