@@ -23,14 +23,9 @@ run on PIT kernels too:
 - dB = A^T dC, with A sparse: a sparse matmul over A^T, whose micro-tiles
   are A's transposed.
 
-Every product is one of two programs, each with its sparse operand first:
-C = A B and C = M * (A B) (the SDDMM); the public functions map the other
-layouts onto them by transposing (B sparse: C^T = B^T A^T; y = x W^T as
-x (W^T), W^T a row-major copy made by PIT's transpose kernel). The compiled
-y = x W^T makes that same copy of W inside the call (pit-transpose-matmul-b),
-and its STile then gets no TMA copies nor TMA stores of C, which take a
-function's arguments only: 0.43 ms against 0.25 + 0.02 for the transpose
-(W 14336x4096 at 90%, 32x64, an H200; bench/probes/linear_forward.py).
+Every product is one of three programs, each with its sparse operand first:
+C = A B, y = x W^T, and C = M * (A B) (the SDDMM); the public functions map
+the other layouts onto them by transposing (B sparse: C^T = B^T A^T).
 """
 
 import contextlib
@@ -66,6 +61,14 @@ _MATMUL = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, 
            "  linalg.matmul " + _mark(0) + "\n"
            "      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{k}x{n}x{t}>) "
            "outs(%c : memref<{m}x{n}x{ct}>)\n  return\n}}\n")
+# y = x W^T (W in nn.Linear's layout, n x k), x sparse.
+_LINEAR = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{n}x{k}x{t}>, "
+           "%c: memref<{m}x{n}x{ct}>) {{\n" + _FILL +
+           "  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+           "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]\n"
+           "      " + _mark(0) + "\n"
+           "      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{n}x{k}x{t}>) "
+           "outs(%c : memref<{m}x{n}x{ct}>)\n  return\n}}\n")
 # C = M * (A x B), the mask M sparse.
 _SDDMM = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, "
           "%mask: memref<{m}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{\n" + _FILL +
@@ -84,7 +87,7 @@ _SDDMM = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, "
 _TRANSPOSE = ("func.func @kernel(%a: memref<{k}x{m}x{t}>, %c: memref<{m}x{k}x{t}>) {{\n"
               "  linalg.transpose ins(%a : memref<{k}x{m}x{t}>) outs(%c : memref<{m}x{k}x{t}>) "
               "permutation = [1, 0]\n  return\n}}\n")
-_PROGRAMS = {"matmul": _MATMUL, "sddmm": _SDDMM, "transpose": _TRANSPOSE}
+_PROGRAMS = {"matmul": _MATMUL, "linear": _LINEAR, "sddmm": _SDDMM, "transpose": _TRANSPOSE}
 
 # Functions by (program, shapes, element types, micro-tiles, target), loaded
 # once from the disk cache (pit.kernel_cache) for the plans below.
@@ -155,11 +158,12 @@ def _function(program, loops, dtype, out_dtype, micro_tiles, target):
 
 
 # Each program's operands as loops (m, n, k) and which operand is sparse.
-_LAYOUTS = {"matmul": (("mk", "kn"), 0), "sddmm": (("mk", "kn", "mn"), 2)}
+_LAYOUTS = {"matmul": (("mk", "kn"), 0), "linear": (("mk", "nk"), 0),
+            "sddmm": (("mk", "kn", "mn"), 2)}
 
 
 # The operand and dimension that give each program's result its columns.
-_RESULT_COLUMNS = {"matmul": (1, 1), "sddmm": (1, 1)}
+_RESULT_COLUMNS = {"matmul": (1, 1), "linear": (1, 0), "sddmm": (1, 1)}
 
 # Plans by (program, operand shapes, dtype, micro-tiles, device): the
 # per-call path is one lookup, not the padding arithmetic and the disk cache.
@@ -246,7 +250,7 @@ def _loop_extents(program, operands):
 # The loops whose extents the tensor-core kernels take in whole blocks of
 # 64 (others go to the SIMT lowering, with a remark): n of every program,
 # k of the SDDMM.
-_TENSOR_CORE_LOOPS = {"matmul": "n", "sddmm": "nk"}
+_TENSOR_CORE_LOOPS = {"matmul": "n", "linear": "n", "sddmm": "nk"}
 
 
 def _padded_extents(program, extents, micro_tiles, tensor_cores):
@@ -365,6 +369,12 @@ def _matmul_kernel(a: torch.Tensor, b: torch.Tensor, micro_tiles: list[int]) -> 
     return _kernel("matmul", [a, b], micro_tiles)
 
 
+def _linear_kernel(x: torch.Tensor, weight: torch.Tensor,
+                   micro_tiles: list[int]) -> torch.Tensor:
+    """y = x W^T, x sparse."""
+    return _kernel("linear", [x, weight], micro_tiles)
+
+
 def _sddmm_kernel(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor,
                   micro_tiles: list[int]) -> torch.Tensor:
     """C = M * (A B), the mask M sparse."""
@@ -389,7 +399,7 @@ def _transposed_sddmm(operands, micro_tiles):
     return [b.t(), a.t(), mask.t()], _transposed(micro_tiles)
 
 
-_KERNELS = {"matmul": _matmul_kernel, "sddmm": _sddmm_kernel}
+_KERNELS = {"matmul": _matmul_kernel, "linear": _linear_kernel, "sddmm": _sddmm_kernel}
 _OPS = {program: torch.library.custom_op(f"pit::{program}", kernel, mutates_args=())
         for program, kernel in _KERNELS.items()}
 for _program, _op in _OPS.items():
@@ -416,6 +426,26 @@ def _matmul_backward(saved, micro_tiles, grad, needs):
     return grad_a, grad_b
 
 
+def _linear_backward(saved, micro_tiles, grad, needs):
+    x, weight = saved
+    grad_x = grad_weight = None
+    if needs[0]:
+        grad_x = _run("sddmm", grad, weight, _pattern(x), micro_tiles=micro_tiles)
+    if needs[1]:
+        # dW = dy^T x, computed as its transpose x^T dy, with x^T sparse:
+        # as y = x W^T with W = dy^T where dy comes transposed (the result
+        # was returned as a transpose), so that it is read as it lies.
+        # Ahead of time, both are compiled: the layout of a gradient on meta
+        # tensors need not be the one a real call meets.
+        transposed = _transposed(micro_tiles)
+        by_rows = grad.t().is_contiguous()
+        if by_rows or _ahead_target is not None:
+            grad_weight = _run("linear", x.t(), grad.t(), micro_tiles=transposed).t()
+        if not by_rows or _ahead_target is not None:
+            grad_weight = _run("matmul", x.t(), grad, micro_tiles=transposed).t()
+    return grad_x, grad_weight
+
+
 def _sddmm_backward(saved, micro_tiles, grad, needs):
     a, b, mask = saved
     sampled = grad * mask  # as sparse as the mask
@@ -429,7 +459,8 @@ def _sddmm_backward(saved, micro_tiles, grad, needs):
     return grad_a, grad_b, None
 
 
-_BACKWARDS = {"matmul": _matmul_backward, "sddmm": _sddmm_backward}
+_BACKWARDS = {"matmul": _matmul_backward, "linear": _linear_backward,
+              "sddmm": _sddmm_backward}
 
 
 def _save_for_op(ctx, inputs, output):
@@ -532,8 +563,8 @@ def sparse_matmul(a, b, *, sparse="a", micro_tiles=((32, 1),)):
     tiles = _flat_micro_tiles(micro_tiles)
     if sparse == "a":
         return _run("matmul", a, b, micro_tiles=tiles)
-    # C^T = B^T A^T, with B^T the sparse A.
-    return _run("matmul", b.t(), a.t(), micro_tiles=_transposed(tiles)).t()
+    # C^T = B^T A^T: B^T is the sparse x of y = x W^T, with W = A.
+    return _run("linear", b.t(), a, micro_tiles=_transposed(tiles)).t()
 
 
 def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64),)):
@@ -554,16 +585,14 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
                             f"{bias.device}; expects {weight.dtype}[{weight.shape[0]}] on "
                             f"{weight.device}, as the weight")
     tiles = _flat_micro_tiles(micro_tiles)
-    # Products with a transposed operand are C = A B on a row-major copy
-    # of it (PIT's transpose kernel); the module's note says why.
     if sparse == "input":
-        y = _run("matmul", rows, weight.t(), micro_tiles=tiles)
+        y = _run("linear", rows, weight, micro_tiles=tiles)
         if bias is not None:
             y = y + bias
     else:
-        # y^T = W x^T, with W the sparse A. The bias is added to y^T as it
-        # lies, so that the add reads it in order.
-        transposed_y = _run("matmul", weight, rows.t(), micro_tiles=tiles)
+        # y^T = W x^T: W is the sparse x of y = x W^T, with x as its W. The
+        # bias is added to y^T as it lies, so that the add reads it in order.
+        transposed_y = _run("linear", weight, rows, micro_tiles=tiles)
         if bias is not None:
             transposed_y = transposed_y + bias.unsqueeze(1)
         y = transposed_y.t()
