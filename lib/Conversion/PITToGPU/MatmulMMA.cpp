@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -155,9 +156,29 @@ void setInsertionPointForCopyDealloc(OpBuilder &b, DetectOp detect,
   b.setInsertionPointAfter(op);
 }
 
+/// The buffer `value` views (through view-like ops), or `value` itself.
+Value getViewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether `op`, between a zero fill of `c` and the matmul that reads `c`,
+/// neither reads nor writes `c`: PIT's own index allocations, detection,
+/// constants, and copies into fresh buffers of what is not `c` (the k-by-n
+/// copy of B that pit-transpose-matmul-b makes of y = x W^T's W).
+bool leavesAlone(Operation *op, Value c) {
+  if (llvm::is_contained(op->getOperands(), c))
+    return false;
+  if (isa<memref::AllocOp, DetectOp, arith::ConstantOp>(op))
+    return true;
+  auto transpose = dyn_cast<linalg::TransposeOp>(op);
+  return transpose && transpose.getInit().getDefiningOp<memref::AllocOp>() &&
+         getViewedBuffer(transpose.getInput()) != getViewedBuffer(c);
+}
+
 /// The linalg.fill that last wrote zeros into `c` before `op`, when nothing
-/// between them touches `c`: PIT's own index allocations and detection are
-/// the only ops allowed in between.
+/// between them touches `c` (leavesAlone).
 linalg::FillOp findZeroFillBefore(Operation *op, Value c) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
@@ -167,9 +188,7 @@ linalg::FillOp findZeroFillBefore(Operation *op, Value c) {
         return nullptr;
       return fill;
     }
-    bool unrelated = isa<memref::AllocOp, DetectOp, arith::ConstantOp>(prev) &&
-                     !llvm::is_contained(prev->getOperands(), c);
-    if (!unrelated)
+    if (!leavesAlone(prev, c))
       return nullptr;
   }
   return nullptr;
