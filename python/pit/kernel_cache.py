@@ -128,15 +128,16 @@ def _compile_into(directory, key, source, target, options):
 
 def runtime_files():
     """{path in the package: source file} of the runtime-only package:
-    RUNTIME_MODULES, and the CUDA runtime with the C entry points' header
-    where this build has them."""
+    RUNTIME_MODULES, and the CUDA runtime with its C headers (the entry
+    points', the runtime's) where this build has them."""
     package = pathlib.Path(__file__).parent
     files = {name: package / name for name in RUNTIME_MODULES}
-    header = pathlib.Path(_config.INCLUDE_DIR) / "PIT-runtime" / "Entry.h"
-    for name, path in ((_GPU_RUNTIME, pathlib.Path(_config.LIBRARY_DIR) / _GPU_RUNTIME),
-                       ("include/PIT-runtime/Entry.h", header)):
-        if path.exists():
-            files[name] = path
+    runtime = pathlib.Path(_config.LIBRARY_DIR) / _GPU_RUNTIME
+    if runtime.exists():
+        files[_GPU_RUNTIME] = runtime
+    include = pathlib.Path(_config.INCLUDE_DIR)
+    for header in sorted(include.glob("PIT-runtime/*.h")):
+        files[header.relative_to(include.parent).as_posix()] = header
     return files
 
 

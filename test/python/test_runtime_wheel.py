@@ -40,7 +40,8 @@ def test_wheel_holds_the_runtime_and_a_valid_record(wheel):
     # No compiler in it.
     assert not any("_pit" in name or "compiler" in name or "builders" in name for name in names)
     if _config.CUDA_ENABLED:
-        assert {"pit/libpit_cuda_runtime.so", "pit/include/PIT-runtime/Entry.h"} <= names
+        assert {"pit/libpit_cuda_runtime.so", "pit/include/PIT-runtime/Entry.h",
+                "pit/include/PIT-runtime/CudaRuntime.h"} <= names
     assert "Name: pit-mlir-runtime" in metadata
     assert len(record) == len(names)
 
