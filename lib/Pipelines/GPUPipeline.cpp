@@ -67,8 +67,9 @@ void mlir::pit::addLowerToNVVMPasses(OpPassManager &pm,
 static bool hasKnownFormat(OpPassManager &pm, StringRef format) {
   if (llvm::is_contained({"isa", "bin", "fatbin"}, format))
     return true;
-  pit::addPipelineError(pm, "pit-to-ptx: format must be isa, bin or fatbin, not '" +
-                           format + "'");
+  pit::addPipelineError(pm,
+                        "pit-to-ptx: format must be isa, bin or fatbin, not '" +
+                            format + "'");
   return false;
 }
 

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -76,10 +77,11 @@ bool mlir::pit::addedOnModule(OpPassManager &pm, StringRef pipeline) {
   if (pm.getOpName() == ModuleOp::getOperationName())
     return true;
   // A ModuleOp pass added to a pass manager on another op would abort it.
-  addPipelineError(pm, pipeline + " runs on a builtin.module, not nested "
-                                  "under '" + pm.getOpAnchorName() +
-                           "': name it at the top of the pipeline "
-                           "(builtin.module(" + pipeline + "))");
+  addPipelineError(pm, llvm::formatv("{0} runs on a builtin.module, not "
+                                     "nested under '{1}': name it at the top "
+                                     "of the pipeline (builtin.module({0}))",
+                                     pipeline, pm.getOpAnchorName())
+                           .str());
   return false;
 }
 

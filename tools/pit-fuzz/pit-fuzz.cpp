@@ -109,8 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // the input so that each input always takes the same path.
   pit::PTXPipelineOptions gpu;
   gpu.chip = size % 2 ? "sm_80" : "sm_90a";
-  runPipeline(*module, [&](OpPassManager &pm) {
-    pit::addLowerToNVVMPasses(pm, gpu);
-  });
+  runPipeline(*module,
+              [&](OpPassManager &pm) { pit::addLowerToNVVMPasses(pm, gpu); });
   return 0;
 }
