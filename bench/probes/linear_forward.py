@@ -28,15 +28,10 @@ SPARSITY = 0.9
 ROUNDS, CALLS = 7, 10
 TARGET = "sm_90a"
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def tile_mask(torch, generator, shape, micro_tile, device):
-    """0/1 in whole micro-tiles, round(SPARSITY * count) of them zero."""
-    rows, columns = shape[0] // micro_tile[0], shape[1] // micro_tile[1]
-    keep = torch.ones(rows * columns)
-    keep[torch.randperm(rows * columns, generator=generator)[:round(SPARSITY * rows * columns)]] = 0
-    mask = keep.reshape(rows, columns).repeat_interleave(micro_tile[0], 0)
-    return mask.repeat_interleave(micro_tile[1], 1).to(device)
+# The benchmark's timing and the GPU check's masks: from the repository, or
+# beside this file in a prepared directory.
+sys.path.insert(0, str(HERE.parent))
+from torch_ops import events_ms, tile_mask  # noqa: E402
 
 
 def products(torch, pt, x, weight, transposed_x, micro_tile):
@@ -60,17 +55,9 @@ def prepare(directory):
             for product in products(torch, pt, x, weight, x.t().contiguous(), micro_tile).values():
                 product()
     pit.kernel_cache.copy_runtime_package(directory)
-    shutil.copy(__file__, directory)
-
-
-def median_ms(torch, call):
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(CALLS):
-        call()
-    stop.record()
-    stop.synchronize()
-    return start.elapsed_time(stop) / CALLS
+    for script in (__file__, HERE.parent / "torch_ops.py",
+                   HERE.parent.parent / "test" / "GPU" / "check_torch.py"):
+        shutil.copy(script, directory)
 
 
 def run(directory, profile):
@@ -84,7 +71,7 @@ def run(directory, profile):
           f"{SPARSITY:.0%}, x {TOKENS}x{K}, f16; ms, median of {ROUNDS} rounds of {CALLS}")
     for micro_tile in MICRO_TILES:
         weight = (torch.randn(N_OUT, K, generator=generator).half().cuda()
-                  * tile_mask(torch, generator, (N_OUT, K), micro_tile, "cuda").half())
+                  * tile_mask(torch, generator, (N_OUT, K), micro_tile, SPARSITY).cuda().half())
         reference = x.double() @ weight.double().t()
         calls = products(torch, pt, x, weight, transposed_x, micro_tile)
         for name, call in calls.items():
@@ -95,7 +82,7 @@ def run(directory, profile):
         times = {name: [] for name in calls}
         for _ in range(ROUNDS):
             for name, call in calls.items():
-                times[name].append(median_ms(torch, call))
+                times[name].append(events_ms(torch, call, CALLS))
         line = ", ".join(f"{name} {statistics.median(t):.3f}" for name, t in times.items())
         print(f"{micro_tile[0]}x{micro_tile[1]}: {line}")
         if profile:

@@ -12,22 +12,17 @@ Each variant is checked against the first (to f16 rounding), then timed with CUD
     python3 bench/probes/torch_passes.py     # on the GPU machine
 """
 
+import pathlib
 import statistics
+import sys
 
 import torch
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from torch_ops import events_ms  # noqa: E402
+
 ROWS, COLUMNS = 14336, 4096
 ROUNDS, CALLS = 7, 20
-
-
-def median_ms(call):
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(CALLS):
-        call()
-    stop.record()
-    stop.synchronize()
-    return start.elapsed_time(stop) / CALLS
 
 
 def compare(title, variants):
@@ -37,7 +32,7 @@ def compare(title, variants):
     times = {name: [] for name in variants}
     for _ in range(ROUNDS):
         for name, call in variants.items():
-            times[name].append(median_ms(call))
+            times[name].append(events_ms(torch, call, CALLS))
     print(title)
     for name, samples in times.items():
         print(f"  {name:48} {statistics.median(samples) * 1e3:7.1f} us")
