@@ -16,9 +16,11 @@ class SparseLinear(torch.nn.Module):
     - sparse="input": the input's (activation sparsity, such as the output
       of a ReLU); a mask, if set, still zeroes the weight.
 
-    micro_tiles are (rows, columns) of the sparse operand as stored. The
-    sparse operand's gradient keeps its non-zero elements only (see
-    pit.torch): a weight element that is exactly zero gets none.
+    micro_tiles are (rows, columns) of the sparse operand as stored. With
+    a mask, the weight's gradient is the masked layer's, mask * (dy^T x),
+    by one SDDMM over the mask's micro-tiles; without one, the sparse
+    operand's gradient keeps its non-zero elements only (see pit.torch): a
+    weight element that is exactly zero gets none.
     """
 
     def __init__(self, in_features, out_features, bias=True, *, sparse="weight",
@@ -61,9 +63,8 @@ class SparseLinear(torch.nn.Module):
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def forward(self, x):
-        weight = self.weight if self.mask is None else self.weight * self.mask
-        return sparse_linear(x, weight, self.bias, sparse=self.sparse,
-                             micro_tiles=self.micro_tiles)
+        return sparse_linear(x, self.weight, self.bias, sparse=self.sparse,
+                             micro_tiles=self.micro_tiles, mask=self.mask)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

@@ -332,6 +332,8 @@ def _accumulated_dtype(program, dtype, micro_tiles):
 def _fake(program, operands, micro_tiles):
     """The result's shape and dtype; within ahead_of_time, also compiles the
     programs that the call would run."""
+    if program == "masked_linear":
+        program, operands = "linear", [operands[0], operands[2]]
     first = operands[0]
     extents = _loop_extents(program, operands)
     if _ahead_target is not None and all(
@@ -375,6 +377,13 @@ def _linear_kernel(x: torch.Tensor, weight: torch.Tensor,
     return _kernel("linear", [x, weight], micro_tiles)
 
 
+def _masked_linear_kernel(weight: torch.Tensor, mask: torch.Tensor, x: torch.Tensor,
+                          micro_tiles: list[int]) -> torch.Tensor:
+    """y^T = (W * M) x^T, the masked weight sparse: y = x W^T with the
+    masked weight as its x."""
+    return _kernel("linear", [weight * mask, x], micro_tiles)
+
+
 def _sddmm_kernel(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor,
                   micro_tiles: list[int]) -> torch.Tensor:
     """C = M * (A B), the mask M sparse."""
@@ -399,7 +408,8 @@ def _transposed_sddmm(operands, micro_tiles):
     return [b.t(), a.t(), mask.t()], _transposed(micro_tiles)
 
 
-_KERNELS = {"matmul": _matmul_kernel, "linear": _linear_kernel, "sddmm": _sddmm_kernel}
+_KERNELS = {"matmul": _matmul_kernel, "linear": _linear_kernel, "sddmm": _sddmm_kernel,
+            "masked_linear": _masked_linear_kernel}
 _OPS = {program: torch.library.custom_op(f"pit::{program}", kernel, mutates_args=())
         for program, kernel in _KERNELS.items()}
 for _program, _op in _OPS.items():
@@ -449,6 +459,20 @@ def _linear_backward(saved, micro_tiles, grad, needs):
     return grad_x, grad_weight
 
 
+def _masked_linear_backward(saved, micro_tiles, grad, needs):
+    """The gradients of y^T = (W * M) x^T for W and x: the weight's is the
+    SDDMM M * (dy^T x), sampled by the mask itself (the masked dense
+    layer's gradient, with no pass for the pattern and none multiplying by
+    the mask after); x's is the linear program's. The masked weight is the
+    forward's where it kept it (eager autograd), else recomputed."""
+    weight, mask, x, *kept = saved
+    masked = kept[0] if kept else weight * mask
+    grad_weight = _run("sddmm", grad, x, mask, micro_tiles=micro_tiles) if needs[0] else None
+    _, grad_x = _linear_backward((masked, x), micro_tiles, grad, (False, needs[2]))
+    # The mask selects; it gets no gradient.
+    return grad_weight, None, grad_x
+
+
 def _sddmm_backward(saved, micro_tiles, grad, needs):
     a, b, mask = saved
     sampled = grad * mask  # as sparse as the mask
@@ -463,7 +487,7 @@ def _sddmm_backward(saved, micro_tiles, grad, needs):
 
 
 _BACKWARDS = {"matmul": _matmul_backward, "linear": _linear_backward,
-              "sddmm": _sddmm_backward}
+              "sddmm": _sddmm_backward, "masked_linear": _masked_linear_backward}
 
 
 def _save_for_op(ctx, inputs, output):
@@ -489,8 +513,14 @@ class _EagerProduct(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, program, micro_tiles, *operands):
-        ctx.save_for_backward(*operands)
         ctx.program, ctx.micro_tiles = program, micro_tiles
+        if program == "masked_linear":
+            # The masked weight is kept for x's gradient, not recomputed.
+            weight, mask, x = operands
+            masked = weight * mask
+            ctx.save_for_backward(*operands, masked)
+            return _kernel("linear", [masked, x], micro_tiles)
+        ctx.save_for_backward(*operands)
         return _KERNELS[program](*operands, micro_tiles)
 
     @staticmethod
@@ -570,12 +600,18 @@ def sparse_matmul(a, b, *, sparse="a", micro_tiles=((32, 1),)):
     return _run("linear", b.t(), a, micro_tiles=_transposed(tiles)).t()
 
 
-def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64),)):
+def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64),),
+                  mask=None):
     """torch.nn.functional.linear (x W^T + bias, W in nn.Linear's layout,
     out_features x in_features), skipping the zero micro-tiles of `weight`
     (sparse="weight") or of the input x (sparse="input"), whose leading
     dimensions are flattened into rows. Micro-tiles are (rows, columns) of
-    that operand as stored; the first is the one compiled."""
+    that operand as stored; the first is the one compiled.
+
+    `mask`, of the weight's shape, dtype and device, zeroes the weight:
+    x (W * mask)^T + bias, as a pruned layer computes it, with the weight's
+    gradient mask * (dy^T x) (the gradient of W * mask, computed by one
+    SDDMM over the mask's micro-tiles)."""
     if sparse not in ("weight", "input"):
         raise ArgumentError(f"sparse_linear: sparse is 'weight' or 'input', got {sparse!r}")
     if not isinstance(x, torch.Tensor) or x.dim() < 1:
@@ -587,19 +623,40 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
         raise ArgumentError(f"sparse_linear: bias is {bias.dtype}{list(bias.shape)} on "
                             f"{bias.device}; expects {weight.dtype}[{weight.shape[0]}] on "
                             f"{weight.device}, as the weight")
+    _check_mask("sparse_linear", mask, weight)
     tiles = _flat_micro_tiles(micro_tiles)
     if sparse == "input":
+        if mask is not None:
+            weight = weight * mask
         y = _run("linear", rows, weight, micro_tiles=tiles)
         if bias is not None:
             y = y + bias
     else:
         # y^T = W x^T: W is the sparse x of y = x W^T, with x as its W. The
         # bias is added to y^T as it lies, so that the add reads it in order.
-        transposed_y = _run("linear", weight, rows, micro_tiles=tiles)
+        transposed_y = (_run("linear", weight, rows, micro_tiles=tiles) if mask is None else
+                        _run("masked_linear", weight, mask, rows, micro_tiles=tiles))
         if bias is not None:
             transposed_y = transposed_y + bias.unsqueeze(1)
         y = transposed_y.t()
     return y.reshape(*x.shape[:-1], weight.shape[0])
+
+
+def _check_mask(function, mask, weight):
+    """A mask of the weight's shape, dtype and device, without a gradient:
+    it selects."""
+    if mask is None:
+        return
+    if not isinstance(mask, torch.Tensor) or (
+            tuple(mask.shape), mask.dtype, mask.device) != (
+            tuple(weight.shape), weight.dtype, weight.device):
+        got = (f"{mask.dtype}{list(mask.shape)} on {mask.device}"
+               if isinstance(mask, torch.Tensor) else type(mask).__name__)
+        raise ArgumentError(f"{function}: mask is {got}; expects {weight.dtype}"
+                            f"{list(weight.shape)} on {weight.device}, as the weight")
+    if mask.requires_grad and torch.is_grad_enabled():
+        raise ArgumentError(f"{function}: the mask selects and gets no gradient; pass "
+                            "mask.detach()")
 
 
 def sddmm(a, b, mask, *, micro_tiles=((32, 1),)):

@@ -129,6 +129,12 @@ def test_gradcheck(generator):
     assert torch.autograd.gradcheck(
         lambda x, w, bias: pt.sparse_linear(x, w * mask_w, bias, micro_tiles=[(16, 16)]),
         (x, weight, bias), fast_mode=True)
+    # A mask of any values: the weight's gradient is mask * (dy^T x).
+    scaled_mask = mask_w * randn(generator, 48, 64)
+    assert torch.autograd.gradcheck(
+        lambda x, w, bias: pt.sparse_linear(x, w, bias, micro_tiles=[(16, 16)],
+                                            mask=scaled_mask),
+        (x, weight, bias), fast_mode=True)
     assert torch.autograd.gradcheck(
         lambda x, w: pt.sparse_linear(torch.relu(x), w, sparse="input", micro_tiles=[(1, 32)]),
         (x, weight), fast_mode=True)
@@ -167,6 +173,31 @@ def test_torch_compile_traces_without_graph_break(generator):
     assert relative_error(loss, expected.detach()) < 1e-12
     assert relative_error(compiled_grads[0], x.grad) < 1e-12
     assert relative_error(compiled_grads[1], weight.grad) < 1e-12
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_masked_weight_gets_the_masked_layers_gradient(generator, compiled):
+    """With a mask, a weight element that is exactly zero inside the mask
+    still learns, as in the dense layer on W * mask; eager and traced."""
+    mask = tile_mask(generator, (48, 64), (16, 16), 0.5)
+    weight = randn(generator, 48, 64)
+    rows, columns = (mask != 0).nonzero()[::3].t()
+    weight[rows, columns] = 0
+    weight.requires_grad_()
+    bias = randn(generator, 48, requires_grad=True)
+    x = randn(generator, 2, 16, 64, requires_grad=True)
+    grad = randn(generator, 2, 16, 48)
+
+    def layer(x, weight, bias):
+        return pt.sparse_linear(x, weight, bias, micro_tiles=[(16, 16)], mask=mask)
+    if compiled:
+        layer = torch.compile(layer, fullgraph=True, backend="aot_eager")
+    got = torch.autograd.grad(layer(x, weight, bias), [x, weight, bias], grad)
+    y = torch.nn.functional.linear(x, weight * mask, bias)
+    expected = torch.autograd.grad(y, [x, weight, bias], grad)
+    for actual, want in zip(got, expected):
+        assert relative_error(actual, want) < 1e-12
+    assert torch.all(got[1][mask == 0] == 0) and torch.all(got[1][rows, columns] != 0)
 
 
 RUN_FROM_CACHE = textwrap.dedent("""
@@ -338,3 +369,7 @@ def test_wrong_bias_and_a_mask_requiring_grad_are_refused():
     mask = torch.ones(8, 4, dtype=F64, requires_grad=True)
     with pytest.raises(pit.ArgumentError, match="mask.detach"):
         pt.sddmm(x, w.t(), mask)
+    with pytest.raises(pit.ArgumentError, match="mask.detach"):
+        pt.sparse_linear(x, w, mask=torch.ones_like(w).requires_grad_())
+    with pytest.raises(pit.ArgumentError, match=r"mask is torch.float32\[4, 16\]"):
+        pt.sparse_linear(x, w, mask=torch.ones(4, 16))
