@@ -20,7 +20,8 @@ What it measures, f16, on the suite's model shapes (bench/suite.py):
   of 32x1 micro-tiles at 90% sparsity against F.linear on the masked weight
   (what a pruned model runs densely) and against nn.Linear without a mask;
   each checked first against the dense result, then timed in turn, round
-  by round, with CUDA events.
+  by round, with CUDA events; and each step captured in a CUDA graph, its
+  replays timed the same way (the GPU's time without the host's).
 """
 
 import json
@@ -35,7 +36,7 @@ import time
 # prepare step copied both.
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "test" / "GPU"))
-from check_torch import tile_mask  # noqa: E402
+from check_torch import graphed_step, tile_mask  # noqa: E402
 
 TARGET = "sm_90a"
 SHAPES = [  # (name, tokens, in features, out features)
@@ -185,6 +186,11 @@ def measure_layer(torch, pit_nn, m, k, n, micro_tile, reps):
     errors = [((got.float() - want.float()).norm() / want.float().norm()).item()
               for got, want in zip(first, expected)]
     steps = {"pit": step, "masked": masked_step, "dense": dense_step}
+    # Each step captured in a CUDA graph too (torch.cuda.graph), whose
+    # replay costs the host one launch: the GPU's time alone, where an
+    # eager step of a small layer waits for the host.
+    steps.update({f"{name} graphed": graphed_step(torch, candidate)
+                  for name, candidate in list(steps.items())})
     times = {name: [] for name in steps}
     for _ in range(5):
         for name, candidate in steps.items():
@@ -192,6 +198,7 @@ def measure_layer(torch, pit_nn, m, k, n, micro_tile, reps):
     return {"m": m, "k": k, "n": n, "micro_tile": list(micro_tile),
             "max_relative_error": max(errors), "first_call_ms": first_call_ms,
             "ms": {name: statistics.median(values) for name, values in times.items()}}
+
 
 
 def run(directory, reps):
@@ -261,15 +268,28 @@ def report(path):
                      f"{ms['pit']:.3f} | {ms['masked']:.3f} | {ms['dense']:.3f} | "
                      f"{masked:.2f} | {dense:.2f} | {row['max_relative_error']:.1e} | "
                      f"{row['first_call_ms']:.0f} |")
+    lines += ["", "The same steps, each captured in a CUDA graph (the GPU's time, without "
+              "the host's), ms:", "",
+              "| layer | micro-tile | PIT | F.linear, masked W | nn.Linear | masked / PIT | "
+              "dense / PIT |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    graphed_ratios = {}
+    for row in results["layers"]:
+        ms = row["ms"]
+        tile = "x".join(str(extent) for extent in row["micro_tile"])
+        pit, masked, dense = ms["pit graphed"], ms["masked graphed"], ms["dense graphed"]
+        graphed_ratios.setdefault(tile, []).append((masked / pit, dense / pit))
+        lines.append(f"| {row['name']} | {tile} | {pit:.3f} | {masked:.3f} | {dense:.3f} | "
+                     f"{masked / pit:.2f} | {dense / pit:.2f} |")
     first_calls = [row["first_call_ms"] for row in results["layers"]]
     lines += ["", f"First call of a layer (its kernels loaded from the disk cache): median "
               f"{statistics.median(first_calls):.0f} ms, max {max(first_calls):.0f} ms.", ""]
-    for tile, pairs in ratios.items():
-        masked = [pair[0] for pair in pairs]
-        dense = [pair[1] for pair in pairs]
-        lines.append(f"- {tile}: masked F.linear / PIT worst {min(masked):.2f}, geomean "
-                     f"{geomean(masked):.2f}; nn.Linear / PIT worst {min(dense):.2f}, "
-                     f"geomean {geomean(dense):.2f}")
+    for label, table in (("eager", ratios), ("graphed", graphed_ratios)):
+        for tile, pairs in table.items():
+            masked = [pair[0] for pair in pairs]
+            dense = [pair[1] for pair in pairs]
+            lines.append(f"- {label}, {tile}: masked F.linear / PIT worst {min(masked):.2f}, "
+                         f"geomean {geomean(masked):.2f}; nn.Linear / PIT worst "
+                         f"{min(dense):.2f}, geomean {geomean(dense):.2f}")
     print("\n".join(lines))
 
 

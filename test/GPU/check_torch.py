@@ -130,6 +130,65 @@ def relative_error(torch, actual, expected):
     return ((actual.detach().double().cpu() - expected).norm() / expected.norm()).item()
 
 
+def check_graphed_step(torch):
+    """A SparseLinear step captured in a CUDA graph (torch.cuda.graph) and
+    replayed on new inputs and a new mask, copied into the captured
+    tensors: the detection runs in the graph, so each replay skips the
+    micro-tiles of its own mask. Against float64 autograd on the CPU."""
+    import pit.nn
+
+    generator = torch.Generator().manual_seed(2)
+    # The module case's shape: its kernels are the ones prepared.
+    (m, k, n), micro_tile, f16 = (384, 512, 256), (32, 64), torch.float16
+    layer = pit.nn.SparseLinear(k, n, micro_tiles=[micro_tile], device="cuda", dtype=f16)
+    layer.set_mask(torch.ones(n, k))
+    x = torch.zeros(m, k, device="cuda", dtype=f16, requires_grad=True)
+    grad = torch.zeros(m, n, device="cuda", dtype=f16)
+
+    def step():
+        y = layer(x)
+        return (y, *torch.autograd.grad(y, [x, layer.weight, layer.bias], grad))
+    step = graphed_step(torch, step)
+    errors = []
+    for _ in range(2):
+        mask = tile_mask(torch, generator, (n, k), micro_tile, SPARSITY)
+        values = [torch.randn(*shape, generator=generator).to(f16) for shape in ((m, k), (m, n))]
+        for target, value in zip((layer.mask, x, grad), [mask.to(f16)] + values):
+            target.detach().copy_(value)
+        results = [tensor.detach().double().cpu() for tensor in step()]
+        x64, grad64 = (value.double() for value in values)
+        x64.requires_grad_()
+        weight64, bias64 = (tensor.detach().double().cpu().requires_grad_()
+                            for tensor in (layer.weight, layer.bias))
+        y64 = torch.nn.functional.linear(x64, weight64 * mask.double(), bias64)
+        expected = [y64, *torch.autograd.grad(y64, [x64, weight64, bias64], grad64)]
+        errors += [relative_error(torch, got, want) for got, want in zip(results, expected)]
+    passed = max(errors) < 5e-3
+    print(f"SparseLinear step in a CUDA graph, replayed on 2 masks: largest relative "
+          f"error {max(errors):.2e} {'PASS' if passed else 'FAIL'}")
+    return passed
+
+
+def graphed_step(torch, step):
+    """`step` captured in a CUDA graph after a warm-up on a side stream (as
+    torch.cuda.graph asks); returns a function that replays it and returns
+    the captured outputs."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        outputs = step()
+
+    def replay():
+        graph.replay()
+        return outputs
+    return replay
+
+
 def check_pit_compile_library(torch, directory):
     """pit.load calls a library that pit-compile made (the README's C +=
     A x B, f32), from its manifest, as it calls pit.compile's."""
@@ -187,7 +246,8 @@ def run(directory):
             print(f"{name}: {type(exception).__name__}: {exception}")
         failures += verdict == "FAIL"
     failures += not check_pit_compile_library(torch, directory)
-    total = len(cases(torch)) + 1
+    failures += not check_graphed_step(torch)
+    total = len(cases(torch)) + 2
     print(f"{total - failures} passed, {failures} failed")
     return 1 if failures else 0
 
