@@ -532,12 +532,53 @@ class _EagerProduct(torch.autograd.Function):
 _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 
+class _EagerWeightSparseLinear(torch.autograd.Function):
+    """sparse_linear with the weight sparse, outside torch.compile, as one
+    autograd node: y^T = (W * mask) x^T, the bias added to y^T as it lies
+    (in order). One node instead of the product's, the mask's and the bias
+    add's saves the host time that a small layer's step waits for (an
+    H200's host: docs/benchmarks). The caller takes y as its transpose, a
+    view outside the node, which in-place ops may then change. The
+    kernels are the composed ops' (the custom ops under torch.compile)."""
+
+    @staticmethod
+    def forward(ctx, micro_tiles, rows, weight, mask, bias):
+        masked = weight if mask is None else weight * mask
+        transposed_y = _linear_kernel(masked, rows, micro_tiles)
+        if bias is not None:
+            transposed_y += bias.unsqueeze(1)
+        ctx.save_for_backward(rows, masked, mask)
+        ctx.micro_tiles = micro_tiles
+        return transposed_y
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, masked, mask = ctx.saved_tensors
+        _, needs_rows, needs_weight, _, needs_bias = ctx.needs_input_grad
+        grad_rows = grad_weight = None
+        if needs_weight:
+            pattern = _pattern(masked) if mask is None else mask
+            grad_weight = _sddmm_kernel(grad, rows, pattern, ctx.micro_tiles)
+        if needs_rows:
+            _, grad_rows = _linear_backward((masked, rows), ctx.micro_tiles, grad,
+                                            (False, True))
+        grad_bias = grad.sum(1) if needs_bias else None
+        return None, grad_rows, grad_weight, None, grad_bias
+
+
+def _traced(operands):
+    """Whether a call goes through the custom ops: torch.compile traces, or
+    tensors have no data (meta, fake)."""
+    return torch.compiler.is_compiling() or not all(
+        type(tensor) in _PLAIN_TENSORS and not tensor.is_meta
+        for tensor in operands if tensor is not None)
+
+
 def _run(program, *operands, micro_tiles):
     """One of the programs on `operands`: through the custom op where
     torch.compile traces or tensors have no data (meta, fake), else
     directly, with autograd where an operand requires a gradient."""
-    if torch.compiler.is_compiling() or not all(
-            type(tensor) in _PLAIN_TENSORS and not tensor.is_meta for tensor in operands):
+    if _traced(operands):
         return _OPS[program](*operands, micro_tiles)
     if torch.is_grad_enabled() and any(tensor.requires_grad for tensor in operands):
         return _EagerProduct.apply(program, micro_tiles, *operands)
@@ -631,6 +672,8 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
         y = _run("linear", rows, weight, micro_tiles=tiles)
         if bias is not None:
             y = y + bias
+    elif not _traced((rows, weight, mask, bias)):
+        y = _EagerWeightSparseLinear.apply(tiles, rows, weight, mask, bias).t()
     else:
         # y^T = W x^T: W is the sparse x of y = x W^T, with x as its W. The
         # bias is added to y^T as it lies, so that the add reads it in order.
@@ -639,7 +682,7 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
         if bias is not None:
             transposed_y = transposed_y + bias.unsqueeze(1)
         y = transposed_y.t()
-    return y.reshape(*x.shape[:-1], weight.shape[0])
+    return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
 
 
 def _check_mask(function, mask, weight):
