@@ -2,7 +2,7 @@
 on every shape of the benchmark (bench/torch_ops.py's layer_step, 90%):
 the step's time by CUDA events, the host's time to issue it (without
 waiting for the GPU), and its kernels' GPU time by torch.profiler, each
-kernel's total. A step is host-bound where the host's time reaches the
+kernel's total, and the last step's kernels in the order they ran. A step is host-bound where the host's time reaches the
 step's (issue 39).
 
     scripts/torch-gpu.sh prepare                                   # here
@@ -41,10 +41,10 @@ def kernel_us(torch, step):
             step()
         torch.cuda.synchronize()
     totals = collections.Counter()
-    for event in profiler.events():
-        if event.device_type.name == "CUDA":
-            totals[event.name[:60]] += event.device_time / REPS
-    return totals
+    kernels = [event for event in profiler.events() if event.device_type.name == "CUDA"]
+    for event in kernels:
+        totals[event.name[:60]] += event.device_time / REPS
+    return totals, [(event.name[:60], event.device_time) for event in kernels[-len(kernels) // REPS:]]
 
 
 def main(directory, micro_tiles):
@@ -63,11 +63,14 @@ def main(directory, micro_tiles):
                 step()
             step_ms = statistics.median(torch_ops.events_ms(torch, step, REPS) for _ in range(3))
             host_ms = statistics.median(issue_ms(torch, step) for _ in range(3))
-            kernels = kernel_us(torch, step)
+            kernels, last_step = kernel_us(torch, step)
             print(f"{name} {micro_tile[0]}x{micro_tile[1]}: step {step_ms:.3f} ms, "
                   f"host issues it in {host_ms:.3f} ms, kernels "
                   f"{sum(kernels.values()) / 1e3:.3f} ms in {len(kernels)} kinds")
             for kernel, us in kernels.most_common():
+                print(f"    {us:8.1f} us  {kernel}")
+            print("  the last step's kernels in order:")
+            for kernel, us in last_step:
                 print(f"    {us:8.1f} us  {kernel}")
 
 
