@@ -69,6 +69,13 @@ _LINEAR = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{n}x{k}x{t}>, 
            "      " + _mark(0) + "\n"
            "      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{n}x{k}x{t}>) "
            "outs(%c : memref<{m}x{n}x{ct}>)\n  return\n}}\n")
+# y = x W^T + bias[:, None]: C starts as the bias broadcast along its rows
+# (y^T = W x^T + b, with W as this x), which the tensor-core kernels fold
+# into their stores (no pass over y for the bias).
+_LINEAR_ROW_BIAS = _LINEAR.replace(
+    "%c: memref", "%bias: memref<{m}x{ct}>, %c: memref", 1).replace(
+    _FILL, "  linalg.broadcast ins(%bias : memref<{m}x{ct}>) outs(%c : memref<{m}x{n}x{ct}>) "
+    "dimensions = [1]\n")
 # C = M * (A x B), the mask M sparse.
 _SDDMM = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, "
           "%mask: memref<{m}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{\n" + _FILL +
@@ -87,7 +94,8 @@ _SDDMM = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, "
 _TRANSPOSE = ("func.func @kernel(%a: memref<{k}x{m}x{t}>, %c: memref<{m}x{k}x{t}>) {{\n"
               "  linalg.transpose ins(%a : memref<{k}x{m}x{t}>) outs(%c : memref<{m}x{k}x{t}>) "
               "permutation = [1, 0]\n  return\n}}\n")
-_PROGRAMS = {"matmul": _MATMUL, "linear": _LINEAR, "sddmm": _SDDMM, "transpose": _TRANSPOSE}
+_PROGRAMS = {"matmul": _MATMUL, "linear": _LINEAR, "linear_row_bias": _LINEAR_ROW_BIAS,
+             "sddmm": _SDDMM, "transpose": _TRANSPOSE}
 
 # Functions by (program, shapes, element types, micro-tiles, target), loaded
 # once from the disk cache (pit.kernel_cache) for the plans below.
@@ -159,11 +167,12 @@ def _function(program, loops, dtype, out_dtype, micro_tiles, target):
 
 # Each program's operands as loops (m, n, k) and which operand is sparse.
 _LAYOUTS = {"matmul": (("mk", "kn"), 0), "linear": (("mk", "nk"), 0),
-            "sddmm": (("mk", "kn", "mn"), 2)}
+            "linear_row_bias": (("mk", "nk", "m"), 0), "sddmm": (("mk", "kn", "mn"), 2)}
 
 
 # The operand and dimension that give each program's result its columns.
-_RESULT_COLUMNS = {"matmul": (1, 1), "linear": (1, 0), "sddmm": (1, 1)}
+_RESULT_COLUMNS = {"matmul": (1, 1), "linear": (1, 0), "linear_row_bias": (1, 0),
+                   "sddmm": (1, 1)}
 
 # Plans by (program, operand shapes, dtype, micro-tiles, device): the
 # per-call path is one lookup, not the padding arithmetic and the disk cache.
@@ -250,7 +259,7 @@ def _loop_extents(program, operands):
 # The loops whose extents the tensor-core kernels take in whole blocks of
 # 64 (others go to the SIMT lowering, with a remark): n of every program,
 # k of the SDDMM.
-_TENSOR_CORE_LOOPS = {"matmul": "n", "linear": "n", "sddmm": "nk"}
+_TENSOR_CORE_LOOPS = {"matmul": "n", "linear": "n", "linear_row_bias": "n", "sddmm": "nk"}
 
 
 def _padded_extents(program, extents, micro_tiles, tensor_cores):
@@ -282,8 +291,8 @@ def _padded_shape(layout, padded):
 def _padding(layout, shape, padded):
     """torch.nn.functional.pad's argument that pads `shape` to the padded
     extents of its loops, or None."""
-    rows, columns = (padded[loop] - extent for loop, extent in zip(layout, shape))
-    return (0, columns, 0, rows) if rows or columns else None
+    pads = [padded[loop] - extent for loop, extent in zip(layout, shape)]
+    return tuple(side for pad in reversed(pads) for side in (0, pad)) if any(pads) else None
 
 
 def _prepare(tensor, pad):
@@ -332,8 +341,11 @@ def _accumulated_dtype(program, dtype, micro_tiles):
 def _fake(program, operands, micro_tiles):
     """The result's shape and dtype; within ahead_of_time, also compiles the
     programs that the call would run."""
-    if program == "masked_linear":
-        program, operands = "linear", [operands[0], operands[2]]
+    if program.startswith(_MASKED):
+        # The masked weight's program: the mask is an operand of the op only.
+        program, operands = program[len(_MASKED):], [operands[0], *operands[2:]]
+    if program == "linear_row_bias" and not _bias_is_start(operands[0].dtype, micro_tiles):
+        program, operands = "linear", operands[:2]
     first = operands[0]
     extents = _loop_extents(program, operands)
     if _ahead_target is not None and all(
@@ -360,7 +372,7 @@ def _compile_ahead(program, operands, extents, micro_tiles):
                 _accumulated_dtype(program, dtype, micro_tiles), micro_tiles),
         _ahead_target, options)
     if _ahead_target != "cpu":
-        for rows, columns in {tuple(tensor.shape) for tensor in operands}:
+        for rows, columns in {tuple(tensor.shape) for tensor in operands if tensor.dim() == 2}:
             kernel_cache.compiled_path(
                 _source("transpose", ((rows, columns), 0), dtype, dtype, ()), _ahead_target,
                 options)
@@ -377,11 +389,32 @@ def _linear_kernel(x: torch.Tensor, weight: torch.Tensor,
     return _kernel("linear", [x, weight], micro_tiles)
 
 
+def _linear_row_bias_kernel(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                            micro_tiles: list[int]) -> torch.Tensor:
+    """y = x W^T + bias[:, None], x sparse: the bias is C's start, which the
+    kernel folds into its stores, where the product sums in x's dtype;
+    added after the f32 sums of f16 or bf16 (no such start: its type is
+    the sums')."""
+    if _bias_is_start(x.dtype, micro_tiles):
+        return _kernel("linear_row_bias", [x, weight, bias], micro_tiles)
+    return _kernel("linear", [x, weight], micro_tiles) + bias.unsqueeze(1)
+
+
+def _bias_is_start(dtype, micro_tiles):
+    return _accumulated_dtype("linear", dtype, micro_tiles) == dtype
+
+
 def _masked_linear_kernel(weight: torch.Tensor, mask: torch.Tensor, x: torch.Tensor,
                           micro_tiles: list[int]) -> torch.Tensor:
     """y^T = (W * M) x^T, the masked weight sparse: y = x W^T with the
     masked weight as its x."""
-    return _kernel("linear", [weight * mask, x], micro_tiles)
+    return _linear_kernel(weight * mask, x, micro_tiles)
+
+
+def _masked_linear_row_bias_kernel(weight: torch.Tensor, mask: torch.Tensor, x: torch.Tensor,
+                                   bias: torch.Tensor, micro_tiles: list[int]) -> torch.Tensor:
+    """y^T = (W * M) x^T + bias[:, None]."""
+    return _linear_row_bias_kernel(weight * mask, x, bias, micro_tiles)
 
 
 def _sddmm_kernel(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor,
@@ -409,7 +442,11 @@ def _transposed_sddmm(operands, micro_tiles):
 
 
 _KERNELS = {"matmul": _matmul_kernel, "linear": _linear_kernel, "sddmm": _sddmm_kernel,
-            "masked_linear": _masked_linear_kernel}
+            "masked_linear": _masked_linear_kernel, "linear_row_bias": _linear_row_bias_kernel,
+            "masked_linear_row_bias": _masked_linear_row_bias_kernel}
+# A masked program's operands: the weight, the mask, then the unmasked
+# program's others.
+_MASKED = "masked_"
 _OPS = {program: torch.library.custom_op(f"pit::{program}", kernel, mutates_args=())
         for program, kernel in _KERNELS.items()}
 for _program, _op in _OPS.items():
@@ -473,6 +510,18 @@ def _masked_linear_backward(saved, micro_tiles, grad, needs):
     return grad_weight, None, grad_x
 
 
+def _linear_row_bias_backward(saved, micro_tiles, grad, needs):
+    *product, _ = saved
+    return (*_linear_backward(product, micro_tiles, grad, needs[:2]),
+            grad.sum(1) if needs[2] else None)
+
+
+def _masked_linear_row_bias_backward(saved, micro_tiles, grad, needs):
+    weight, mask, x, _, *kept = saved
+    grads = _masked_linear_backward((weight, mask, x, *kept), micro_tiles, grad, needs[:3])
+    return (*grads, grad.sum(1) if needs[3] else None)
+
+
 def _sddmm_backward(saved, micro_tiles, grad, needs):
     a, b, mask = saved
     sampled = grad * mask  # as sparse as the mask
@@ -487,7 +536,9 @@ def _sddmm_backward(saved, micro_tiles, grad, needs):
 
 
 _BACKWARDS = {"matmul": _matmul_backward, "linear": _linear_backward,
-              "sddmm": _sddmm_backward, "masked_linear": _masked_linear_backward}
+              "sddmm": _sddmm_backward, "masked_linear": _masked_linear_backward,
+              "linear_row_bias": _linear_row_bias_backward,
+              "masked_linear_row_bias": _masked_linear_row_bias_backward}
 
 
 def _save_for_op(ctx, inputs, output):
@@ -514,12 +565,12 @@ class _EagerProduct(torch.autograd.Function):
     @staticmethod
     def forward(ctx, program, micro_tiles, *operands):
         ctx.program, ctx.micro_tiles = program, micro_tiles
-        if program == "masked_linear":
+        if program.startswith(_MASKED):
             # The masked weight is kept for x's gradient, not recomputed.
-            weight, mask, x = operands
+            weight, mask, *others = operands
             masked = weight * mask
             ctx.save_for_backward(*operands, masked)
-            return _kernel("linear", [masked, x], micro_tiles)
+            return _KERNELS[program[len(_MASKED):]](masked, *others, micro_tiles)
         ctx.save_for_backward(*operands)
         return _KERNELS[program](*operands, micro_tiles)
 
@@ -534,19 +585,18 @@ _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 class _EagerWeightSparseLinear(torch.autograd.Function):
     """sparse_linear with the weight sparse, outside torch.compile, as one
-    autograd node: y^T = (W * mask) x^T, the bias added to y^T as it lies
-    (in order). One node instead of the product's, the mask's and the bias
-    add's saves the host time that a small layer's step waits for (an
-    H200's host: docs/benchmarks). The caller takes y as its transpose, a
-    view outside the node, which in-place ops may then change. The
-    kernels are the composed ops' (the custom ops under torch.compile)."""
+    autograd node: y^T = (W * mask) x^T + bias[:, None], the bias C's
+    start, which the kernel folds into its stores. One node instead of the
+    product's and the mask's saves the host time that a small layer's step
+    waits for (an H200's host: docs/benchmarks). The caller takes y as its
+    transpose, a view outside the node, which in-place ops may then change.
+    The kernels are the composed ops' (the custom ops under torch.compile)."""
 
     @staticmethod
     def forward(ctx, micro_tiles, rows, weight, mask, bias):
         masked = weight if mask is None else weight * mask
-        transposed_y = _linear_kernel(masked, rows, micro_tiles)
-        if bias is not None:
-            transposed_y += bias.unsqueeze(1)
+        transposed_y = (_linear_kernel(masked, rows, micro_tiles) if bias is None
+                        else _linear_row_bias_kernel(masked, rows, bias, micro_tiles))
         ctx.save_for_backward(rows, masked, mask)
         ctx.micro_tiles = micro_tiles
         return transposed_y
@@ -682,13 +732,12 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
     elif not _traced((rows, weight, mask, bias)):
         y = _EagerWeightSparseLinear.apply(tiles, rows, weight, mask, bias).t()
     else:
-        # y^T = W x^T: W is the sparse x of y = x W^T, with x as its W. The
-        # bias is added to y^T as it lies, so that the add reads it in order.
-        transposed_y = (_run("linear", weight, rows, micro_tiles=tiles) if mask is None else
-                        _run("masked_linear", weight, mask, rows, micro_tiles=tiles))
-        if bias is not None:
-            transposed_y = transposed_y + bias.unsqueeze(1)
-        y = transposed_y.t()
+        # y^T = W x^T: W is the sparse x of y = x W^T, with x as its W; the
+        # bias along y^T's rows.
+        program = (_MASKED if mask is not None else "") + (
+            "linear" if bias is None else "linear_row_bias")
+        operands = [tensor for tensor in (weight, mask, rows, bias) if tensor is not None]
+        y = _run(program, *operands, micro_tiles=tiles).t()
     return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
 
 

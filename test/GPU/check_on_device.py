@@ -89,6 +89,16 @@ def run_case(name, template, params, pit_loop, directory, calls, sparsities,
                 c = rand(params["m"], params["n"], dtype=TORCH_DTYPE[params["ct"]])
                 ref = a.double() @ w.double().t()
                 args = (a, w, c)
+            elif template in (kernels.LINEAR_BIAS, kernels.LINEAR_BIAS_DENSE):
+                a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
+                w = rand(params["n"], params["k"])
+                ct = TORCH_DTYPE[params["ct"]]
+                bias = rand(params["bias_extent"], dtype=ct)
+                # C's random values are the poison: the bias replaces them.
+                c = rand(params["m"], params["n"], dtype=ct)
+                along = bias[:, None] if params["added_dimension"] == 1 else bias[None, :]
+                ref = a.double() @ w.double().t() + along.double()
+                args = (a, w, bias, c)
             elif template is kernels.COUNT:
                 a = sparsify(rand(params["m"], params["k"]), micro, sparsity)
                 # Poison: every count is written, none is added to.

@@ -82,6 +82,18 @@ LINEAR = """func.func @kernel(%a: memref<{m}x{k}x{t}>, %w: memref<{n}x{k}x{t}>, 
 """
 LINEAR_DENSE = LINEAR.replace(LINEAR_MARK, "")
 
+# y = x W^T + bias: C starts as the bias broadcast along its rows (bias[i]
+# in row i, as y^T = W x^T + b) or columns (bias[j] in column j), which the
+# tensor-core kernels fold into their stores.
+LINEAR_BIAS = LINEAR.replace(
+    ", %c: memref", ", %bias: memref<{bias_extent}x{ct}>, %c: memref", 1).replace(
+    """  %zero = arith.constant 0.0 : {ct}
+  linalg.fill ins(%zero : {ct}) outs(%c : memref<{m}x{n}x{ct}>)
+""", """  linalg.broadcast ins(%bias : memref<{bias_extent}x{ct}>) outs(%c : memref<{m}x{n}x{ct}>)
+      dimensions = [{added_dimension}]
+""")
+LINEAR_BIAS_DENSE = LINEAR_BIAS.replace(LINEAR_MARK, "")
+
 BATCH_MATMUL = """func.func @kernel(%a: memref<{b}x{m}x{k}x{t}>, %b: memref<{b}x{k}x{n}x{t}>, %c: memref<{b}x{m}x{n}xf32>) {{
   linalg.batch_matmul {{pit.sparse = #pit.sparse<operand = 0, micro_tiles = [{mt}]>}}
       ins(%a, %b : memref<{b}x{m}x{k}x{t}>, memref<{b}x{k}x{n}x{t}>) outs(%c : memref<{b}x{m}x{n}xf32>)
@@ -225,6 +237,23 @@ def cases():
     # the TMA (wgmma's k-major B); on sm_80 it reads a k-by-n copy it makes.
     out.append(("small_linear_dense_bf16_192x384x320", LINEAR_DENSE,
                 dict(m=192, n=384, k=320, t="bf16", ct="f32", mt="32x1"), -1, False))
+    # ... + bias, folded into the stores: along rows or columns, through
+    # the TMA (sm_90a's warp-specialised blocks, f16 C), through B's stages
+    # (sm_80, f16 C) or the threads' own stores (f32 C).
+    for name, template, chip, t, ct, mt, rows in [
+            ("small_linear_row_bias_32x64", LINEAR_BIAS, "sm_90a", "f16", "f16", "32x64", True),
+            ("small_linear_column_bias_32x1", LINEAR_BIAS, "sm_90a", "f16", "f16", "32x1", False),
+            ("small_linear_row_bias_sm80_32x64", LINEAR_BIAS, "sm_80", "f16", "f16", "32x64", True),
+            ("small_linear_column_bias_bf16_f32c_16x16", LINEAR_BIAS, "sm_90a", "bf16", "f32",
+             "16x16", False),
+            ("small_linear_dense_row_bias_256x512", LINEAR_BIAS_DENSE, "sm_90a", "f16", "f16",
+             "32x1", True),
+            ("small_linear_dense_column_bias_sm80_256x512", LINEAR_BIAS_DENSE, "sm_80", "f16",
+             "f32", "32x1", False)]:
+        out.append((name, template,
+                    dict(m=256, n=512, k=256, t=t, ct=ct, mt=mt, chip=chip,
+                         bias_extent=256 if rows else 512,
+                         added_dimension=1 if rows else 0), -1, False))
     out.append(("small_linear_dense_sm80_256x512", LINEAR_DENSE,
                 dict(m=256, n=512, k=256, t="f16", ct="f16", mt="32x1",
                      chip="sm_80"), -1, False))

@@ -117,6 +117,11 @@ struct TensorStores {
   Value staging;
 };
 
+/// What a tile's store adds to a thread's two neighbouring sums at
+/// elements (row, column) and (row, column + 1) of C, an even column: C's
+/// start that the kernel folded (a bias), as a vector<2xf32>, or null.
+using PairStart = function_ref<Value(Value row, Value column)>;
+
 /// The chunks of k of a unit of a TileWalk: [first, first + count).
 struct ChunkRange {
   Value first, count;
@@ -408,7 +413,8 @@ public:
   /// for its writes into shared memory only, not for C's. The walk's
   /// `afterLastTile` waits for the last ones (drainTensorStores).
   void storeTileWithTensorMap(Value acc, const TensorStores &stores, Value m0,
-                              Value n0, Type outputType);
+                              Value n0, Type outputType,
+                              PairStart startOfPair = nullptr);
   /// Waits until the stores of storeTileWithTensorMap are done: the
   /// staging buffer must outlive the TMA's reads of it, and C's last pieces
   /// land before the kernel is done.
@@ -427,7 +433,8 @@ public:
   /// tile copies into those stages, or the block ends). The warps then do
   /// not wait for stores of their own, 16 bytes a lane into 8 rows each.
   void storeTileThroughSharedTiles(ValueRange acc, Value mapC, Value m0,
-                                   Value n0, Type outputType);
+                                   Value n0, Type outputType,
+                                   PairStart startOfPair = nullptr);
 
   /// Calls `write(row, column, values)` for each 16 x 8 piece of this
   /// thread's accumulators: values (row, column), (row, column + 1),

@@ -80,7 +80,7 @@ void planCopies(const MatmulTile &t, GatherAlongKPlan &plan) {
   // once done with them (storeTileThroughSharedTiles).
   auto cType = cast<MemRefType>(t.c.getType());
   plan.writesThroughTensorMap =
-      t.chip.warpgroupMma && t.tensorCopies && t.zeroFill && !t.batched &&
+      t.chip.warpgroupMma && t.tensorCopies && t.cStart && !t.batched &&
       isEntryArgument(t.c) && cType.hasStaticShape() &&
       cType.getLayout().isIdentity() &&
       t.outputType.getIntOrFloatBitWidth() == 16;
@@ -162,6 +162,8 @@ private:
   void storeTile(ValueRange acc, Value tileM0, Value tileN0);
   void storeSixteenBitRuns(ValueRange acc, Value tileM0, Value tileN0);
   Value pairForC(ValueRange indices, Value first, Value second);
+  Value startAt(Value row, Value column);
+  Value startOfPair(Value row, Value column);
   void walkSpecialized(const BlockMma::ChunkFill &fill);
   std::pair<Value, Value> splitOf(Value unit);
   void finishUnit(Value unit, ValueRange acc);
@@ -349,17 +351,36 @@ SmallVector<Value> GatherAlongKKernel::loadStagedA(Value k0) {
   });
 }
 
+/// C's start at element (row, column) of C, as an f32 sum: the bias
+/// broadcast into C before the matmul (folded into the stores), or null
+/// where C started at zeros or the kernel adds into C.
+Value GatherAlongKKernel::startAt(Value row, Value column) {
+  if (!t.bias)
+    return nullptr;
+  return k.widenToF32(memref::LoadOp::create(
+      b, loc, t.bias, ValueRange{t.biasPerRow ? row : column}));
+}
+
+/// The same at (row, column) and (row, column + 1), an even column.
+Value GatherAlongKKernel::startOfPair(Value row, Value column) {
+  if (!t.bias || !t.biasPerRow)
+    return t.bias ? k.widenToF32(k.loadPair(t.bias, ValueRange{column}))
+                  : nullptr;
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get({2}, b.getF32Type()), startAt(row, column));
+}
+
 /// A thread's two neighbours in a row at C's `indices`, plus C's values
-/// there unless C was only cleared, rounded to C's type.
+/// there (the kernel adds into C) or C's folded start, rounded to C's type.
 Value GatherAlongKKernel::pairForC(ValueRange indices, Value first,
                                    Value second) {
   auto pairType = VectorType::get({2}, b.getF32Type());
   Value pair = vector::FromElementsOp::create(b, loc, pairType,
                                               ValueRange{first, second});
-  if (!t.zeroFill) {
-    Value old = k.loadPair(t.c, indices);
-    pair = arith::AddFOp::create(b, loc, k.widenToF32(old), pair);
-  }
+  Value start = t.cStart ? startOfPair(indices[0], indices[1])
+                         : k.widenToF32(k.loadPair(t.c, indices));
+  if (start)
+    pair = arith::AddFOp::create(b, loc, start, pair);
   return k.roundTo(t.outputType, pair);
 }
 
@@ -419,9 +440,11 @@ void GatherAlongKKernel::storeTile(ValueRange acc, Value tileM0,
   // Strided C: element by element.
   mma->forEachAccumulator(acc, [&](Value row, Value column, Value value) {
     SmallVector<Value> indices = cAt(row, column);
-    if (!t.zeroFill) {
+    if (!t.cStart) {
       Value old = memref::LoadOp::create(b, loc, t.c, indices);
       value = arith::AddFOp::create(b, loc, k.widenToF32(old), value);
+    } else if (Value start = startAt(indices[0], indices[1])) {
+      value = arith::AddFOp::create(b, loc, start, value);
     }
     memref::StoreOp::create(b, loc, k.roundTo(t.outputType, value), t.c,
                             indices);
@@ -432,9 +455,10 @@ void GatherAlongKKernel::storeTile(ValueRange acc, Value tileM0,
 void GatherAlongKKernel::storeWalkedTile(Value tile, ValueRange acc) {
   TileOrigin walked = originOf(tile);
   if (plan.tensorStores) {
-    mma->storeTileWithTensorMap(acc.front(),
-                                TensorStores{mapC, mma->workspace[0]},
-                                walked.m0, walked.n0, t.outputType);
+    mma->storeTileWithTensorMap(
+        acc.front(), TensorStores{mapC, mma->workspace[0]}, walked.m0,
+        walked.n0, t.outputType,
+        [&](Value row, Value column) { return startOfPair(row, column); });
     return;
   }
   storeTile(acc, walked.m0, walked.n0);
@@ -524,7 +548,8 @@ void GatherAlongKKernel::accumulateAndStore(const BlockMma::ChunkFill &fill) {
       mma->canStageTileInSharedTiles()) {
     mma->storeTileThroughSharedTiles(
         acc, buildTensorMapAtEntry(b, loc, t.c, s.m, kSwizzleRowElements), m0,
-        n0, t.outputType);
+        n0, t.outputType,
+        [&](Value row, Value column) { return startOfPair(row, column); });
     return;
   }
   storeTile(acc, m0, n0);

@@ -163,10 +163,11 @@ Value getViewedBuffer(Value value) {
   return value;
 }
 
-/// Whether `op`, between a zero fill of `c` and the matmul that reads `c`,
-/// neither reads nor writes `c`: PIT's own index allocations, detection,
-/// constants, and copies into fresh buffers of what is not `c` (the k-by-n
-/// copy of B that pit-transpose-matmul-b makes of y = x W^T's W).
+/// Whether `op`, between the op that starts `c` and the matmul that reads
+/// `c`, neither reads nor writes `c`: PIT's own index allocations,
+/// detection, constants, and copies into fresh buffers of what is not `c`
+/// (the k-by-n copy of B that pit-transpose-matmul-b makes of y = x W^T's
+/// W).
 bool leavesAlone(Operation *op, Value c) {
   if (llvm::is_contained(op->getOperands(), c))
     return false;
@@ -177,32 +178,55 @@ bool leavesAlone(Operation *op, Value c) {
          getViewedBuffer(transpose.getInput()) != getViewedBuffer(c);
 }
 
-/// The linalg.fill that last wrote zeros into `c` before `op`, when nothing
-/// between them touches `c` (leavesAlone).
-linalg::FillOp findZeroFillBefore(Operation *op, Value c) {
+/// Whether `op` writes a start of `c` that a kernel may fold into its
+/// stores: zeros, or (`allowBias`) a vector of C's element type broadcast
+/// along C's rows or columns (linalg.broadcast of a 2-D C, the vector not
+/// C itself).
+bool startsC(Operation *op, Value c, bool allowBias) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0] == c &&
+           matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  auto broadcast = dyn_cast<linalg::BroadcastOp>(op);
+  if (!allowBias || !broadcast || broadcast.getInit() != c)
+    return false;
+  auto biasType = dyn_cast<MemRefType>(broadcast.getInput().getType());
+  auto cType = cast<MemRefType>(c.getType());
+  return biasType && biasType.getRank() == 1 && cType.getRank() == 2 &&
+         biasType.getLayout().isIdentity() &&
+         biasType.getElementType() == cType.getElementType() &&
+         getViewedBuffer(broadcast.getInput()) != getViewedBuffer(c);
+}
+
+/// The op that last wrote a foldable start into `c` before `op` (startsC),
+/// when nothing between them touches `c` (leavesAlone).
+Operation *findStartOfCBefore(Operation *op, Value c, bool allowBias) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.getOutputs()[0] != c)
-        return nullptr;
-      if (!matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
-        return nullptr;
-      return fill;
-    }
+    if (isa<linalg::FillOp, linalg::BroadcastOp>(prev))
+      return startsC(prev, c, allowBias) ? prev : nullptr;
     if (!leavesAlone(prev, c))
       return nullptr;
   }
   return nullptr;
 }
 
-/// Where a zero fill of C comes right before `op` (and C is neither input),
-/// records it in `tile` and erases it: the kernel then stores its tiles
-/// instead of adding them. Leaves the insertion point before `op`.
-void foldZeroFill(RewriterBase &rewriter, Operation *op, MatmulTile &tile) {
-  if (tile.c != tile.a && tile.c != tile.b)
-    tile.zeroFill = findZeroFillBefore(op, tile.c);
+/// Where C's start (a zero fill, or with `allowBias` a broadcast bias)
+/// comes right before `op` (and C is neither input), records it in `tile`
+/// and erases it: the kernel then stores its tiles (plus the bias) instead
+/// of adding them. Leaves the insertion point before `op`.
+void foldStartOfC(RewriterBase &rewriter, Operation *op, MatmulTile &tile,
+                  bool allowBias) {
+  if (tile.c != tile.a && tile.c != tile.b && !tile.batched)
+    tile.cStart = findStartOfCBefore(op, tile.c, allowBias);
   rewriter.setInsertionPoint(op);
-  if (tile.zeroFill)
-    rewriter.eraseOp(tile.zeroFill);
+  auto broadcast = dyn_cast_or_null<linalg::BroadcastOp>(tile.cStart);
+  if (broadcast) {
+    // dimensions = [1]: C's columns are the added dimension, so bias[i]
+    // fills row i.
+    tile.bias = broadcast.getInput();
+    tile.biasPerRow = broadcast.getDimensions()[0] == 1;
+  }
+  if (tile.cStart)
+    rewriter.eraseOp(tile.cStart);
 }
 
 /// Recognises the body pit-sparsify writes for a matmul gathered along k
@@ -669,7 +693,7 @@ LogicalResult lowerMatmulToMMA(RewriterBase &rewriter, linalg::LinalgOp op,
       *analyzed, getConfigOrDefault(op, chip, *analyzed), chip);
   if (failed(matched))
     return failure();
-  foldZeroFill(rewriter, op, *matched);
+  foldStartOfC(rewriter, op, *matched, /*allowBias=*/true);
   Value copyOfB;
   if (matched->bByN &&
       !planGatherAlongK(op->getContext(), *matched).tensorCopies)
@@ -737,14 +761,14 @@ lowerMatmulSTileToMMA(RewriterBase &rewriter, STileOp op, const ChipFacts &chip,
   }
   if (matched->alongM && matched->panelRows) {
     // A block owns its panel: C's fill folds into the panel's start.
-    foldZeroFill(rewriter, op, *matched);
+    foldStartOfC(rewriter, op, *matched, /*allowBias=*/false);
     buildPanelMatmul(rewriter, op, *matched);
   } else if (matched->alongM) {
     // Other k segments add into the same elements: C's fill stays.
     rewriter.setInsertionPoint(op);
     buildGatherAlongM(rewriter, op.getLoc(), op, *matched);
   } else {
-    foldZeroFill(rewriter, op, *matched);
+    foldStartOfC(rewriter, op, *matched, /*allowBias=*/true);
     buildGatherAlongK(rewriter, op.getLoc(), *matched);
   }
   if (ownsCopy) {

@@ -48,10 +48,15 @@ struct MatmulTile {
   /// Shared-memory stages of the gather along k asked for (the block gets
   /// as many as fit).
   int64_t stages;
-  /// The fill that wrote zeros into C just before the STile, or null. With
-  /// one, the kernel stores its tile instead of adding it (gather along k
-  /// only: there a block owns its tile), and the fill goes away.
-  linalg::FillOp zeroFill;
+  /// The op that wrote C's start just before the matmul, or null: a fill
+  /// of zeros, or a broadcast of `bias` (gathers along k only). With one,
+  /// the kernel stores its tile (plus the bias) instead of adding it into
+  /// C (where a block owns its tile), and the op goes away.
+  Operation *cStart = nullptr;
+  /// A broadcast start's vector: bias[i] in each row i of C
+  /// (`biasPerRow`, y^T = W x^T + b), or bias[j] in each column j.
+  Value bias;
+  bool biasPerRow = false;
   /// A compacted copy of A's non-zero micro-tiles (memref<segments x
   /// capacity x microM>), which the detection writes, or null.
   Value compactedA;

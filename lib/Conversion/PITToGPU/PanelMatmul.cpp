@@ -517,7 +517,7 @@ void PanelKernel::locatePanel() {
               k.add(k.mul(panelIndex, k.index(plan.panelCapacity)), slot)}),
       panelOrder, slot);
   // The panel's start from C reads it.
-  if (!t.zeroFill) {
+  if (!t.cStart) {
     b.setInsertionPointAfter(loop);
     gpu::BarrierOp::create(b, loc);
   }
@@ -581,7 +581,7 @@ void PanelKernel::startPanel() {
   auto pieceType = VectorType::get({4}, b.getF32Type());
   auto cPieceType = VectorType::get({4}, t.outputType);
   forEachPanelPiece([&](Value row, Value column) {
-    if (t.zeroFill) {
+    if (t.cStart) {
       vector::StoreOp::create(
           b, loc,
           arith::ConstantOp::create(b, loc,

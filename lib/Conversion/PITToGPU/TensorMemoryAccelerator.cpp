@@ -52,8 +52,17 @@ void BlockMma::storeBoxWithTensorMap(Value map, Value source, Value column,
       /*predicate=*/Value());
 }
 
+/// `pair` plus C's start at (row, column), where `startOfPair` gives one
+/// (built with the kernel's builder, which this block shares).
+static Value addStart(OpBuilder &b, PairStart startOfPair, Value pair,
+                      Value row, Value column) {
+  Value start = startOfPair(row, column);
+  return start ? arith::AddFOp::create(b, pair.getLoc(), start, pair) : pair;
+}
+
 void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
-                                      Value m0, Value n0, Type outputType) {
+                                      Value m0, Value n0, Type outputType,
+                                      PairStart startOfPair) {
   // A tile of an even number of pieces starts in buffer 0 again where the
   // one before started: the piece two before is always the same buffer's.
   assert(warpgroup && columnWarpgroups == 1 &&
@@ -100,9 +109,12 @@ void BlockMma::storeTileWithTensorMap(Value acc, const TensorStores &stores,
         Value pair = vector::FromElementsOp::create(
             b, loc, pairType,
             ValueRange{values[2 * half], values[2 * half + 1]});
-        Value column = swizzledColumn(
-            rowInBox, k.add(k.index(8 * j), k.mul(inGroup, k.index(2))),
-            kStagedColumns);
+        Value columnInBox = k.add(k.index(8 * j), k.mul(inGroup, k.index(2)));
+        if (startOfPair)
+          pair = addStart(
+              b, startOfPair, pair, k.add(firstRow, rowInBox),
+              k.add(n0, k.add(columnInBox, k.index(piece * kStagedColumns))));
+        Value column = swizzledColumn(rowInBox, columnInBox, kStagedColumns);
         vector::StoreOp::create(b, loc, k.roundTo(outputType, pair),
                                 stores.staging,
                                 ValueRange{buffer, rowInBox, column});
@@ -140,9 +152,9 @@ bool BlockMma::canStageTileInSharedTiles() const {
              stagesBytesB(shape, stages);
 }
 
-void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
-                                           Value m0, Value n0,
-                                           Type outputType) {
+void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC, Value m0,
+                                           Value n0, Type outputType,
+                                           PairStart startOfPair) {
   assert(canStageTileInSharedTiles() &&
          outputType.getIntOrFloatBitWidth() == 16 &&
          "a 16-bit tile that fits in B's stages");
@@ -178,6 +190,8 @@ void BlockMma::storeTileThroughSharedTiles(ValueRange acc, Value mapC,
       Value pair = vector::FromElementsOp::create(
           b, loc, pairType,
           ValueRange{values[2 * half], values[2 * half + 1]});
+      if (startOfPair)
+        pair = addStart(b, startOfPair, pair, k.add(m0, r), k.add(n0, column));
       LLVM::StoreOp::create(b, loc, k.roundTo(outputType, pair),
                             pointerAt(bytes), /*alignment=*/4);
     }
