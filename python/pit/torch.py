@@ -23,9 +23,11 @@ run on PIT kernels too:
 - dB = A^T dC, with A sparse: a sparse matmul over A^T, whose micro-tiles
   are A's transposed.
 
-Every product is one of three programs, each with its sparse operand first:
-C = A B, y = x W^T, and C = M * (A B) (the SDDMM); the public functions map
-the other layouts onto them by transposing (B sparse: C^T = B^T A^T).
+Every product is one of four programs, each with its sparse operand first:
+C = A B, y = x W^T, y = x W^T + bias[:, None] (the bias C's start, which the
+kernels fold into their stores), and C = M * (A B) (the SDDMM); the public
+functions map the other layouts onto them by transposing (B sparse: C^T =
+B^T A^T). The masked_* ops multiply the weight by a mask inside the op.
 """
 
 import contextlib
