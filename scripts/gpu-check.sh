@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# The GPU check of the compiled PIT pipeline (issue 4), in two steps:
+# The GPU check of the compiled PIT pipeline (issues 4 and 40), in two steps:
 #
 #   scripts/gpu-check.sh compile      here, without a GPU: build, then compile
 #                                     every case of test/GPU/kernels.py into
-#                                     build/gpu-check/*.so with pit-compile
+#                                     build/gpu-check/*.so with pit-compile,
+#                                     the C++ and Python examples, and put
+#                                     lit beside them (the GPU machine has
+#                                     no LLVM)
 #   scripts/gpu-check.sh run [LOGDIR] on the GPU machine, from the repository
 #                                     root with build/gpu-check carried: the
-#                                     C++ and Python examples, the small
-#                                     cases (waiting, then stream-ordered),
-#                                     memcheck (small cases; all cases at
-#                                     99%), racecheck (small cases at 90%,
-#                                     panel kernels left out), then all
+#                                     lit suite test/Integration/GPU (the
+#                                     examples, the small cases waiting and
+#                                     stream-ordered, memcheck, racecheck,
+#                                     all cases), each test's log in LOGDIR
 #
-# Each run step prints "N passed, N failed" and writes its log to LOGDIR.
+# Elsewhere the suite's tests report themselves unsupported (the main lit
+# suite runs it as a sub-suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,42 +35,21 @@ case "${1:-}" in
     # there through the pure-Python runtime on torch tensors.
     PYTHONPATH=build/python_packages .venv/bin/python \
       examples/python/sparse_matmul_gpu.py compile build/gpu-check/python-example > /dev/null
+    # lit itself (pure Python), which runs the suite there.
+    cp -r "$(llvm-config-22 --prefix)/utils/lit" build/gpu-check/lit
     ;;
   run)
-    logs=${2:-.}
+    logs=$(realpath -m "${2:-.}")
     mkdir -p "$logs"
     artifacts=$PWD/build/gpu-check
-    cd test/GPU
-    export PYTHONUNBUFFERED=1
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/device.txt"
     date -u | tee -a "$logs/device.txt"
-    status=0
-    "$artifacts/sparse_matmul_gpu" 2>&1 | tee "$logs/cpp-example.log" || status=1
-    python3 "$artifacts/python-example/sparse_matmul_gpu.py" run "$artifacts/python-example" \
-      2>&1 | tee "$logs/python-example.log" || status=1
-    python3 check_on_device.py "$artifacts" --only-prefix small_ 2>&1 | tee "$logs/small.log" || status=1
-    # The same calls stream-ordered on a lent stream, as torch users make them.
-    python3 check_on_device.py "$artifacts" --only-prefix small_ --stream-ordered \
-      2>&1 | tee "$logs/small-ordered.log" || status=1
-    # memcheck: every sparsity of the small cases, and every case at 99%.
-    compute-sanitizer --tool memcheck --error-exitcode 3 \
-      python3 check_on_device.py "$artifacts" --only-prefix small_ --calls 1 \
-      2>&1 | tee "$logs/memcheck.log" || status=1
-    compute-sanitizer --tool memcheck --error-exitcode 3 \
-      python3 check_on_device.py "$artifacts" --calls 1 --sparsities 0.99 \
-      2>&1 | tee "$logs/memcheck-all.log" || status=1
-    # racecheck: the small cases at 90%, but for the panel kernels, whose
-    # reused named-barrier turns it reports though they are ordered
-    # (bench/probes/barrier_handover.cu).
-    compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 3 \
-      python3 check_on_device.py "$artifacts" --only-prefix small_ --calls 1 \
-      --sparsities 0.9 --skip _panel _grouped \
-      2>&1 | tee "$logs/racecheck.log" || status=1
-    python3 check_on_device.py "$artifacts" 2>&1 | tee "$logs/full.log" || status=1
-    exit $status
+    PIT_GPU_ARTIFACTS=$artifacts PIT_GPU_LOGS=$logs python3 -c \
+      'import sys; sys.path.insert(0, sys.argv.pop(1)); from lit.main import main; main()' \
+      "$artifacts/lit" -v test/Integration/GPU
     ;;
   *)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
