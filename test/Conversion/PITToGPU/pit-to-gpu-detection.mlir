@@ -1,4 +1,6 @@
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu --pit-gpu-coalesce-allocations | FileCheck %s
+// The input is what pit-sparsify and pit-gpu-strategy give
+// (its configs included): the conversion runs alone.
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu --pit-gpu-coalesce-allocations | FileCheck %s
 
 // Micro-tiles wider than a 16-byte vector (1x64 f16: 8 vectors): the 8
 // threads of a micro-tile OR their flags with xor shuffles (offsets 4, 2, 1),
@@ -24,10 +26,38 @@
 // CHECK:     memref.atomic_rmw addi
 // CHECK-NOT: memref.atomic_rmw
 // CHECK-COUNT-16: memref.store
-func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @rows_1x64(%arg0: memref<256x256xf16>, %arg1: memref<256x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<4xi32>
+    %alloc_0 = memref.alloc() : memref<4x256xi32>
+    pit.detect %arg0 micro_tile [1, 64] axis 0 into %alloc, %alloc_0 : memref<256x256xf16>, memref<4xi32>, memref<4x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<4xi32>) domain [256, 128, 256] tile [32, 64, 64] micro_tile [1, 64] pit_axis 0 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [32, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+      %0 = memref.load %alloc[%arg6] : memref<4xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x64xf16>
+      %alloca_1 = memref.alloca() : memref<64x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x256xf16> to memref<32x64xf16>, memref<4x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 : memref<256x128xf16> to memref<64x64xf16>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x64xf16>, memref<64x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] scatter %alloc_0[%arg6] count %1 axis 0 micro 1 combine <add> : memref<32x64xf32> to memref<256x128xf32>, memref<4x256xi32>
+    }
+    memref.dealloc %alloc_0 : memref<4x256xi32>
+    memref.dealloc %alloc : memref<4xi32>
+    return
+  }
 }
 
 // -----
@@ -39,10 +69,38 @@ func.func @rows_1x64(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memre
 // CHECK-LABEL: func @large_scan
 // CHECK: gpu.launch blocks({{.+}}) in ({{.+}} = %c512{{.*}}, {{.+}}) threads({{.+}}) in ({{.+}} = %c256
 // CHECK-COUNT-16: llvm.inline_asm has_side_effects "ld.global.cs.v4.b32
-func.func @large_scan(%a: memref<4096x4096xf16>, %b: memref<4096x128xf16>, %c: memref<4096x128xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
-      ins(%a, %b : memref<4096x4096xf16>, memref<4096x128xf16>) outs(%c : memref<4096x128xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @large_scan(%arg0: memref<4096x4096xf16>, %arg1: memref<4096x128xf16>, %arg2: memref<4096x128xf32>) {
+    %alloc = memref.alloc() : memref<64xi32>
+    %alloc_0 = memref.alloc() : memref<64x4096xi32>
+    pit.detect %arg0 micro_tile [1, 64] axis 0 into %alloc, %alloc_0 : memref<4096x4096xf16>, memref<64xi32>, memref<64x4096xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<64xi32>) domain [4096, 128, 4096] tile [32, 64, 64] micro_tile [1, 64] pit_axis 0 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [32, 64, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+      %0 = memref.load %alloc[%arg6] : memref<64xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x64xf16>
+      %alloca_1 = memref.alloca() : memref<64x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<4096x4096xf16> to memref<32x64xf16>, memref<64x4096xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 : memref<4096x128xf16> to memref<64x64xf16>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x64xf16>, memref<64x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] scatter %alloc_0[%arg6] count %1 axis 0 micro 1 combine <add> : memref<32x64xf32> to memref<4096x128xf32>, memref<64x4096xi32>
+    }
+    memref.dealloc %alloc_0 : memref<64x4096xi32>
+    memref.dealloc %alloc : memref<64xi32>
+    return
+  }
 }
 
 // -----
@@ -57,10 +115,38 @@ func.func @large_scan(%a: memref<4096x4096xf16>, %b: memref<4096x128xf16>, %c: m
 // CHECK-COUNT-5: gpu.shuffle  up
 // CHECK:   memref.atomic_rmw addi
 // CHECK-NOT: memref.atomic_rmw
-func.func @k_16x16(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [16x16]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @k_16x16(%arg0: memref<256x256xf16>, %arg1: memref<256x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<16xi32>
+    %alloc_0 = memref.alloc() : memref<16x16xi32>
+    pit.detect %arg0 micro_tile [16, 16] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<16xi32>, memref<16x16xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<16xi32>) domain [256, 128, 256] tile [16, 64, 32] micro_tile [16, 16] pit_axis 2 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [16, 64, 32], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+      %0 = memref.load %alloc[%arg6] : memref<16xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<16x32xf16>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<16x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 16 : memref<256x256xf16> to memref<16x32xf16>, memref<16x16xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 16 : memref<256x128xf16> to memref<32x64xf16>, memref<16x16xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<16x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<16x32xf16>, memref<32x64xf16>) outs(%alloca_2 : memref<16x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<16x64xf32> to memref<256x128xf32>
+    }
+    memref.dealloc %alloc_0 : memref<16x16xi32>
+    memref.dealloc %alloc : memref<16xi32>
+    return
+  }
 }
 
 // -----
@@ -69,10 +155,38 @@ func.func @k_16x16(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<
 // CHECK-LABEL: func @batch
 // CHECK-NOT: ld.global.cs
 // CHECK: memref.atomic_rmw addi
-func.func @batch(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref<2x128x64xf32>) {
-  linalg.batch_matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x32x1]>}
-      ins(%a, %b : memref<2x128x128xf16>, memref<2x128x64xf16>) outs(%c : memref<2x128x64xf32>)
-  return
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module {
+  func.func @batch(%arg0: memref<2x128x128xf16>, %arg1: memref<2x128x64xf16>, %arg2: memref<2x128x64xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x128xi32>
+    pit.detect %arg0 micro_tile [1, 32, 1] axis 2 into %alloc, %alloc_0 : memref<2x128x128xf16>, memref<8xi32>, memref<8x128xi32>
+    pit.stile (%arg3, %arg4, %arg5, %arg6) segment(%arg7) counts(%alloc : memref<8xi32>) domain [2, 128, 64, 128] tile [1, 32, 64, 32] micro_tile [1, 32, 1] pit_axis 3 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [32, 64, 32], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+      %0 = memref.load %alloc[%arg7] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<1x32x32xf16>
+      %alloca_1 = memref.alloca() : memref<1x32x64xf16>
+      %alloca_2 = memref.alloca() : memref<1x32x64xf32>
+      pit.sread %arg0[%arg3, %arg4, %arg6] into %alloca gather %alloc_0[%arg7] count %1 axis 2 micro 1 : memref<2x128x128xf16> to memref<1x32x32xf16>, memref<8x128xi32>
+      pit.sread %arg1[%arg3, %arg6, %arg5] into %alloca_1 gather %alloc_0[%arg7] count %1 axis 1 micro 1 : memref<2x128x64xf16> to memref<1x32x64xf16>, memref<8x128xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<1x32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<1x32x32xf16>, memref<1x32x64xf16>) outs(%alloca_2 : memref<1x32x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4, %arg5] combine <add> : memref<1x32x64xf32> to memref<2x128x64xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x128xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
+  }
 }
 
 // -----
@@ -84,10 +198,38 @@ func.func @batch(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref
 // CHECK-NOT: gpu.shuffle
 // CHECK: scf.if
 // CHECK:   memref.atomic_rmw addi
-func.func @k_16x16_short_rows(%a: memref<256x128xf16>, %b: memref<128x128xf16>, %c: memref<256x128xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [16x16]>}
-      ins(%a, %b : memref<256x128xf16>, memref<128x128xf16>) outs(%c : memref<256x128xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @k_16x16_short_rows(%arg0: memref<256x128xf16>, %arg1: memref<128x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<16xi32>
+    %alloc_0 = memref.alloc() : memref<16x8xi32>
+    pit.detect %arg0 micro_tile [16, 16] axis 1 into %alloc, %alloc_0 : memref<256x128xf16>, memref<16xi32>, memref<16x8xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<16xi32>) domain [256, 128, 128] tile [16, 64, 32] micro_tile [16, 16] pit_axis 2 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [16, 64, 32], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+      %0 = memref.load %alloc[%arg6] : memref<16xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<16x32xf16>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<16x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 16 : memref<256x128xf16> to memref<16x32xf16>, memref<16x8xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 16 : memref<128x128xf16> to memref<32x64xf16>, memref<16x8xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<16x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<16x32xf16>, memref<32x64xf16>) outs(%alloca_2 : memref<16x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<16x64xf32> to memref<256x128xf32>
+    }
+    memref.dealloc %alloc_0 : memref<16x8xi32>
+    memref.dealloc %alloc : memref<16xi32>
+    return
+  }
 }
 
 // -----
@@ -116,10 +258,38 @@ func.func @k_16x16_short_rows(%a: memref<256x128xf16>, %b: memref<128x128xf16>, 
 // CHECK: scf.if
 // CHECK:   memref.store %{{.+}} : memref<8x256xi32>
 // CHECK: vector.store %{{.+}} {alignment = 16 : i64} : memref<8x256x32xf16>, vector<8xf16>
-func.func @k_32x1_compacted(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @k_32x1_compacted(%arg0: memref<256x256xf16>, %arg1: memref<256x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 128, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [32, 64, 32], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+      %0 = memref.load %alloc[%arg6] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf16>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x128xf16> to memref<32x64xf16>, memref<8x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf16>, memref<32x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x128xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
+  }
 }
 
 // -----
@@ -133,27 +303,66 @@ func.func @k_32x1_compacted(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c
 // CHECK-LABEL: func @fp8_fnuz
 // CHECK: vector.bitcast %{{.+}} : vector<4xi32> to vector<16xf8E4M3FNUZ>
 // CHECK: arith.constant dense<-1> : vector<4xi32>
-func.func @fp8_signed_zero(%a: memref<256x256xf8E4M3FN>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E4M3FN>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
-  ^bb0(%x: f8E4M3FN, %y: f16, %z: f32):
-    %xf = arith.extf %x : f8E4M3FN to f32
-    %yf = arith.extf %y : f16 to f32
-    %p = arith.mulf %xf, %yf : f32
-    %s = arith.addf %z, %p : f32
-    linalg.yield %s : f32
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @fp8_signed_zero(%arg0: memref<256x256xf8E4M3FN>, %arg1: memref<256x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf8E4M3FN>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 128, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf8E4M3FN>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<256x256xf8E4M3FN> to memref<32x32xf8E4M3FN>, memref<8x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x128xf16> to memref<32x64xf16>, memref<8x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf8E4M3FN>, memref<32x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f8E4M3FN, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f8E4M3FN to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x128xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
   }
-  return
-}
-func.func @fp8_fnuz(%a: memref<256x256xf8E4M3FNUZ>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E4M3FNUZ>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
-  ^bb0(%x: f8E4M3FNUZ, %y: f16, %z: f32):
-    %xf = arith.extf %x : f8E4M3FNUZ to f32
-    %yf = arith.extf %y : f16 to f32
-    %p = arith.mulf %xf, %yf : f32
-    %s = arith.addf %z, %p : f32
-    linalg.yield %s : f32
+  func.func @fp8_fnuz(%arg0: memref<256x256xf8E4M3FNUZ>, %arg1: memref<256x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf8E4M3FNUZ>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 128, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf8E4M3FNUZ>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<256x256xf8E4M3FNUZ> to memref<32x32xf8E4M3FNUZ>, memref<8x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x128xf16> to memref<32x64xf16>, memref<8x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf8E4M3FNUZ>, memref<32x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f8E4M3FNUZ, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f8E4M3FNUZ to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x128xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
   }
-  return
 }
 
 // -----
@@ -163,14 +372,36 @@ func.func @fp8_fnuz(%a: memref<256x256xf8E4M3FNUZ>, %b: memref<256x128xf16>, %c:
 // CHECK-LABEL: func @fp8_no_zero
 // CHECK-NOT: ld.global.cs
 // CHECK: arith.cmpf une
-func.func @fp8_no_zero(%a: memref<256x256xf8E8M0FNU>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<256x256xf8E8M0FNU>, memref<256x128xf16>) outs(%c : memref<256x128xf32>) attrs = {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>} {
-  ^bb0(%x: f8E8M0FNU, %y: f16, %z: f32):
-    %xf = arith.extf %x : f8E8M0FNU to f32
-    %yf = arith.extf %y : f16 to f32
-    %p = arith.mulf %xf, %yf : f32
-    %s = arith.addf %z, %p : f32
-    linalg.yield %s : f32
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @fp8_no_zero(%arg0: memref<256x256xf8E8M0FNU>, %arg1: memref<256x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf8E8M0FNU>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 128, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf8E8M0FNU>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<256x256xf8E8M0FNU> to memref<32x32xf8E8M0FNU>, memref<8x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x128xf16> to memref<32x64xf16>, memref<8x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf8E8M0FNU>, memref<32x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f8E8M0FNU, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f8E8M0FNU to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x128xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
   }
-  return
 }

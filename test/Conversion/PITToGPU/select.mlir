@@ -1,4 +1,6 @@
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90" --pit-gpu-coalesce-allocations | FileCheck %s
+// The input is what pit-sparsify and pit-gpu-strategy give
+// (its configs included): the conversion runs alone.
+// RUN: pit-opt %s --convert-pit-to-gpu=chip=sm_90 --pit-gpu-coalesce-allocations | FileCheck %s
 
 // Run-time selection on the GPU, made on the device: each index's count
 // (every segment of A's 8 here: a sample needs 8 or more) is a memset and a
@@ -125,10 +127,90 @@
 // CHECK-NOT: gpu.dealloc
 // CHECK: gpu.dealloc %[[ARENA]]
 // CHECK-NEXT: return
-func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1, 32x64]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>) outs(%c : memref<256x256xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul(%arg0: memref<256x256xf16>, %arg1: memref<256x256xf16>, %arg2: memref<256x256xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    %alloc_1 = memref.alloc() : memref<8xi32>
+    %alloc_2 = memref.alloc() : memref<8x4xi32>
+    %alloc_3 = memref.alloc() : memref<8xi32>
+    pit.count %arg0 micro_tile [32, 1] axis 1 every 1 into %alloc_3 : memref<256x256xf16>, memref<8xi32>
+    %alloc_4 = memref.alloc() : memref<8xi32>
+    pit.count %arg0 micro_tile [32, 64] axis 1 every 1 into %alloc_4 : memref<256x256xf16>, memref<8xi32>
+    %0 = pit.select %alloc_3, %alloc_4 capacities [256, 4] coverage [0.000000e+00, 5.000000e-01, 1.000000e+00] latencies [array<f64: 1.000000e+02, 1.200000e+03, 2.400000e+03>, array<f64: 5.000000e+01, 6.000000e+02, 1.200000e+03>] dense 1.000000e+03 : memref<8xi32>, memref<8xi32>
+    %c0 = arith.constant 0 : index
+    %1 = arith.cmpi eq, %0, %c0 : index
+    scf.if %1 {
+      pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    }
+    %c1 = arith.constant 1 : index
+    %2 = arith.cmpi eq, %0, %c1 : index
+    scf.if %2 {
+      pit.detect %arg0 micro_tile [32, 64] axis 1 into %alloc_1, %alloc_2 : memref<256x256xf16>, memref<8xi32>, memref<8x4xi32>
+    }
+    scf.index_switch %0 
+    case 0 {
+      linalg.fill ins(%cst : f32) outs(%arg2 : memref<256x256xf32>)
+      pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 256, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [32, 256, 32], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+        %3 = memref.load %alloc[%arg6] : memref<8xi32>
+        %4 = arith.index_cast %3 : i32 to index
+        %alloca = memref.alloca() : memref<32x32xf16>
+        %alloca_5 = memref.alloca() : memref<32x64xf16>
+        %alloca_6 = memref.alloca() : memref<32x64xf32>
+        pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %4 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+        pit.sread %arg1[%arg5, %arg4] into %alloca_5 gather %alloc_0[%arg6] count %4 axis 0 micro 1 : memref<256x256xf16> to memref<32x64xf16>, memref<8x256xi32>
+        %cst_7 = arith.constant 0.000000e+00 : f32
+        linalg.fill ins(%cst_7 : f32) outs(%alloca_6 : memref<32x64xf32>)
+        linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_5 : memref<32x32xf16>, memref<32x64xf16>) outs(%alloca_6 : memref<32x64xf32>) {
+        ^bb0(%in: f16, %in_8: f16, %out: f32):
+          %5 = arith.extf %in : f16 to f32
+          %6 = arith.extf %in_8 : f16 to f32
+          %7 = arith.mulf %5, %6 : f32
+          %8 = arith.addf %out, %7 : f32
+          linalg.yield %8 : f32
+        }
+        pit.swrite %alloca_6 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x256xf32>
+      }
+      scf.yield
+    }
+    case 1 {
+      linalg.fill ins(%cst : f32) outs(%arg2 : memref<256x256xf32>)
+      pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc_1 : memref<8xi32>) domain [256, 256, 256] tile [32, 64, 64] micro_tile [32, 64] pit_axis 2 sparse_map #map attributes {pit.mma_config = #pit.mma_config<block = [32, 256, 64], stages = 2, specialize = true, tensor_copies = true, cluster_blocks = 2>} {
+        %3 = memref.load %alloc_1[%arg6] : memref<8xi32>
+        %4 = arith.index_cast %3 : i32 to index
+        %alloca = memref.alloca() : memref<32x64xf16>
+        %alloca_5 = memref.alloca() : memref<64x64xf16>
+        %alloca_6 = memref.alloca() : memref<32x64xf32>
+        pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_2[%arg6] count %4 axis 1 micro 64 : memref<256x256xf16> to memref<32x64xf16>, memref<8x4xi32>
+        pit.sread %arg1[%arg5, %arg4] into %alloca_5 gather %alloc_2[%arg6] count %4 axis 0 micro 64 : memref<256x256xf16> to memref<64x64xf16>, memref<8x4xi32>
+        %cst_7 = arith.constant 0.000000e+00 : f32
+        linalg.fill ins(%cst_7 : f32) outs(%alloca_6 : memref<32x64xf32>)
+        linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_5 : memref<32x64xf16>, memref<64x64xf16>) outs(%alloca_6 : memref<32x64xf32>) {
+        ^bb0(%in: f16, %in_8: f16, %out: f32):
+          %5 = arith.extf %in : f16 to f32
+          %6 = arith.extf %in_8 : f16 to f32
+          %7 = arith.mulf %5, %6 : f32
+          %8 = arith.addf %out, %7 : f32
+          linalg.yield %8 : f32
+        }
+        pit.swrite %alloca_6 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x256xf32>
+      }
+      scf.yield
+    }
+    default {
+      linalg.fill ins(%cst : f32) outs(%arg2 : memref<256x256xf32>)
+      linalg.matmul {pit.mma_config = #pit.mma_config<block = [128, 128, 64], stages = 3, specialize = true, tensor_copies = true, cluster_blocks = 2>} ins(%arg0, %arg1 : memref<256x256xf16>, memref<256x256xf16>) outs(%arg2 : memref<256x256xf32>)
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    memref.dealloc %alloc_3 : memref<8xi32>
+    memref.dealloc %alloc_2 : memref<8x4xi32>
+    memref.dealloc %alloc_1 : memref<8xi32>
+    memref.dealloc %alloc_4 : memref<8xi32>
+    return
+  }
 }
