@@ -20,15 +20,17 @@
 // of a cluster meet after setting up their mbarriers (fenced for the async
 // proxy and the cluster) and before they leave. (multiprocessors=1: one
 // multiprocessor takes every tile, so the strategy keeps its widest block.)
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
+// The input is what pit-sparsify gives (pit IR):
+// each run starts at the strategy or the conversion.
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a multiprocessors=1" --convert-pit-to-gpu=chip=sm_90a --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
 // Blocks outside clusters: each copies all of B (4 copies), frees a stage
 // in its own mbarrier (8 arrivals a phase), and meets only its own warps.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-cluster-blocks=1" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=SINGLE
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-cluster-blocks=1" --convert-pit-to-gpu=chip=sm_90a --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=SINGLE
 // With cp.async instead: every lane of the copying warpgroup copies its
 // share, its copies arriving on the full mbarrier as they land.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-tensor-copies=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=CPASYNC
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-tensor-copies=false" --convert-pit-to-gpu=chip=sm_90a --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=CPASYNC
 // Without specialisation: 256 threads, 3 stages, a block barrier a chunk.
-// RUN: pit-opt %s --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json variant=4" --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=PLAIN
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a multiprocessors=1 mma-specialize=false" --convert-pit-to-gpu=chip=sm_90a --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s --check-prefix=PLAIN
 
 // CHECK: func.func private @pitCudaMultiprocessorCount() -> i64
 // CHECK: func.func private @pitCudaTensorMap2D(i64, i64, i64, i64, i64) -> i64
@@ -133,8 +135,9 @@
 // PLAIN:   llvm.mlir.zero : !llvm.struct<(f32
 // PLAIN-COUNT-4: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>
 // PLAIN:   gpu.barrier
-func.func @dense(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
-  return
+module {
+  func.func @dense(%arg0: memref<256x256xf16>, %arg1: memref<256x512xf16>, %arg2: memref<256x512xf32>) {
+    linalg.matmul ins(%arg0, %arg1 : memref<256x256xf16>, memref<256x512xf16>) outs(%arg2 : memref<256x512xf32>)
+    return
+  }
 }

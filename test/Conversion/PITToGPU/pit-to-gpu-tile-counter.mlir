@@ -33,6 +33,21 @@
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[SLOTS]][%{{.+}}] : memref<2xi32, #gpu.address_space<workgroup>>
 // CHECK: scf.yield
+// An STile whose tiles are no more than the blocks it may launch (2048) keeps
+// a block a tile, launched by the hardware's scheduler as blocks finish: no
+// counter. The tiles go n tile by n tile: block b takes segment b mod 128
+// and the columns from (b / 128) x 256, so that the blocks running at once
+// share B's columns.
+// CHECK-LABEL: func.func @block_a_tile
+// CHECK-NOT: scf.while
+// CHECK: gpu.launch blocks(%[[BLOCK:[^,]+]], {{.*}}) in (%{{.+}} = %c2048
+// CHECK: %[[SEGMENT:.+]] = arith.remui %[[BLOCK]], %c128{{.*}} : index
+// CHECK: %[[NTILE:.+]] = arith.divui %[[BLOCK]], %c128{{.*}} : index
+// CHECK: arith.muli %[[NTILE]], %c256 : index
+// CHECK: memref.load %{{.+}}[%[[SEGMENT]]] : memref<128xi32>
+// CHECK-NOT: memref<2xi32, #gpu.address_space<workgroup>>
+// CHECK: return
+
 #map = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #map2 = affine_map<(d0, d1, d2) -> (d0, d1)>

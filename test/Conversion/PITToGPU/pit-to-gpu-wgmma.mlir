@@ -7,13 +7,15 @@
 // copies of chunk c + 1 go out, and the accumulators are read after the
 // last wait. (This is the block without warp specialisation: see
 // pit-to-gpu-dense-wgmma.mlir for it.)
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s
+// The input is what pit-sparsify gives (pit IR):
+// each run starts at the strategy or the conversion.
+// RUN: pit-opt %s --pit-gpu-strategy="chip=sm_90a mma-specialize=false" --convert-pit-to-gpu=chip=sm_90a --pit-gpu-coalesce-allocations | FileCheck %s
 // Warp-specialised (the default), the copying warpgroup gathers the chunks
 // through the index: 256 threads, 4 stages; a block of two warpgroups has
 // registers enough for both, none move.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SPECIALIZED
+// RUN: pit-opt %s --convert-pit-to-gpu=chip=sm_90a --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SPECIALIZED
 // sm_90 has no wgmma: the same block uses mma.sync.
-// RUN: pit-opt %s --pit-sparsify="pit-loop=2" --convert-pit-to-gpu="chip=sm_90" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SM90
+// RUN: pit-opt %s --convert-pit-to-gpu=chip=sm_90 --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=SM90
 
 // CHECK: gpu.launch {{.+}} dynamic_shared_memory_size %c82928_i32
 // CHECK:   %[[SHARED:.+]] = gpu.dynamic_shared_memory
@@ -46,8 +48,36 @@
 // SPECIALIZED:     nvvm.wgmma.mma_async
 // SM90-NOT: wgmma
 // SM90: nvgpu.mma.sync
-func.func @matmul(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [64x64]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x256xf16>) outs(%c : memref<256x256xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul(%arg0: memref<256x256xf16>, %arg1: memref<256x256xf16>, %arg2: memref<256x256xf32>) {
+    %alloc = memref.alloc() : memref<4xi32>
+    %alloc_0 = memref.alloc() : memref<4x4xi32>
+    pit.detect %arg0 micro_tile [64, 64] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<4xi32>, memref<4x4xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<4xi32>) domain [256, 256, 256] tile [64, 64, 64] micro_tile [64, 64] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<4xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<64x64xf16>
+      %alloca_1 = memref.alloca() : memref<64x64xf16>
+      %alloca_2 = memref.alloca() : memref<64x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 64 : memref<256x256xf16> to memref<64x64xf16>, memref<4x4xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 64 : memref<256x256xf16> to memref<64x64xf16>, memref<4x4xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<64x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<64x64xf16>, memref<64x64xf16>) outs(%alloca_2 : memref<64x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<64x64xf32> to memref<256x256xf32>
+    }
+    memref.dealloc %alloc_0 : memref<4x4xi32>
+    memref.dealloc %alloc : memref<4xi32>
+    return
+  }
 }

@@ -1,6 +1,8 @@
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu --pit-gpu-coalesce-allocations | FileCheck %s
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="threads-per-block=256" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=THREADS
-// RUN: pit-opt %s -split-input-file --pit-sparsify --convert-pit-to-gpu="tensor-cores=false" --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=NO-TC
+// The input is what pit-sparsify gives (pit IR):
+// each run starts at the strategy or the conversion.
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu --pit-gpu-coalesce-allocations | FileCheck %s
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu=threads-per-block=256 --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=THREADS
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu=tensor-cores=false --pit-gpu-coalesce-allocations | FileCheck %s --check-prefix=NO-TC
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK-LABEL: func @matmul
@@ -56,10 +58,36 @@
 // CHECK-NEXT: return
 // THREADS-LABEL: func @matmul
 // THREADS: threads({{.+}}) in ({{.+}} = %c256
-func.func @matmul(%a: memref<128x256xf32>, %b: memref<256x64xf32>, %c: memref<128x64xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
-      ins(%a, %b : memref<128x256xf32>, memref<256x64xf32>) outs(%c : memref<128x64xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul(%arg0: memref<128x256xf32>, %arg1: memref<256x64xf32>, %arg2: memref<128x64xf32>) {
+    %alloc = memref.alloc() : memref<4xi32>
+    %alloc_0 = memref.alloc() : memref<4x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<128x256xf32>, memref<4xi32>, memref<4x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<4xi32>) domain [128, 64, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<4xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf32>
+      %alloca_1 = memref.alloca() : memref<32x64xf32>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<128x256xf32> to memref<32x32xf32>, memref<4x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x64xf32> to memref<32x64xf32>, memref<4x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf32>, memref<32x64xf32>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f32, %in_3: f32, %out: f32):
+        %2 = arith.mulf %in, %in_3 : f32
+        %3 = arith.addf %out, %2 : f32
+        linalg.yield %3 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<128x64xf32>
+    }
+    memref.dealloc %alloc_0 : memref<4x256xi32>
+    memref.dealloc %alloc : memref<4xi32>
+    return
+  }
 }
 
 // -----
@@ -72,10 +100,34 @@ func.func @matmul(%a: memref<128x256xf32>, %b: memref<256x64xf32>, %c: memref<12
 // CHECK-NOT: atomic_rmw
 // CHECK: return
 // THREADS-LABEL: func @elementwise_mul
-func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: memref<128x64xf32>) {
-  linalg.mul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
-      ins(%a, %b : memref<128x64xf32>, memref<128x64xf32>) outs(%c : memref<128x64xf32>)
-  return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func @elementwise_mul(%arg0: memref<128x64xf32>, %arg1: memref<128x64xf32>, %arg2: memref<128x64xf32>) {
+    %alloc = memref.alloc() : memref<1xi32>
+    %alloc_0 = memref.alloc() : memref<1x128xi32>
+    pit.detect %arg0 micro_tile [1, 64] axis 0 into %alloc, %alloc_0 : memref<128x64xf32>, memref<1xi32>, memref<1x128xi32>
+    %cst = arith.constant 0.000000e+00 : f32
+    linalg.fill ins(%cst : f32) outs(%arg2 : memref<128x64xf32>)
+    pit.stile (%arg3, %arg4) segment(%arg5) counts(%alloc : memref<1xi32>) domain [128, 64] tile [32, 64] micro_tile [1, 64] pit_axis 0 sparse_map #map {
+      %0 = memref.load %alloc[%arg5] : memref<1xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x64xf32>
+      %alloca_1 = memref.alloca() : memref<32x64xf32>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg4] into %alloca gather %alloc_0[%arg5] count %1 axis 0 micro 1 : memref<128x64xf32> to memref<32x64xf32>, memref<1x128xi32>
+      pit.sread %arg1[%arg3, %arg4] into %alloca_1 gather %alloc_0[%arg5] count %1 axis 0 micro 1 : memref<128x64xf32> to memref<32x64xf32>, memref<1x128xi32>
+      pit.sread %arg2[%arg3, %arg4] into %alloca_2 gather %alloc_0[%arg5] count %1 axis 0 micro 1 : memref<128x64xf32> to memref<32x64xf32>, memref<1x128xi32>
+      linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloca, %alloca_1 : memref<32x64xf32>, memref<32x64xf32>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f32, %in_3: f32, %out: f32):
+        %2 = arith.mulf %in, %in_3 : f32
+        linalg.yield %2 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] scatter %alloc_0[%arg5] count %1 axis 0 micro 1 : memref<32x64xf32> to memref<128x64xf32>, memref<1x128xi32>
+    }
+    memref.dealloc %alloc_0 : memref<1x128xi32>
+    memref.dealloc %alloc : memref<1xi32>
+    return
+  }
 }
 
 // -----
@@ -125,10 +177,38 @@ func.func @elementwise_mul(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: m
 // NO-TC-LABEL: func @matmul_f16
 // NO-TC-NOT: nvgpu.mma.sync
 // NO-TC: memref.atomic_rmw addf
-func.func @matmul_f16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul_f16(%arg0: memref<256x256xf16>, %arg1: memref<256x512xf16>, %arg2: memref<256x512xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 512, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf16>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x512xf16> to memref<32x64xf16>, memref<8x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf16>, memref<32x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x512xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
+  }
 }
 
 // -----
@@ -151,10 +231,38 @@ func.func @matmul_f16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memr
 // CHECK: nvgpu.mma.sync
 // THREADS-LABEL: func @matmul_f16_16x16
 // NO-TC-LABEL: func @matmul_f16_16x16
-func.func @matmul_f16_16x16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [16x16]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul_f16_16x16(%arg0: memref<256x256xf16>, %arg1: memref<256x512xf16>, %arg2: memref<256x512xf32>) {
+    %alloc = memref.alloc() : memref<16xi32>
+    %alloc_0 = memref.alloc() : memref<16x16xi32>
+    pit.detect %arg0 micro_tile [16, 16] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<16xi32>, memref<16x16xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<16xi32>) domain [256, 512, 256] tile [16, 64, 32] micro_tile [16, 16] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<16xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<16x32xf16>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<16x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 16 : memref<256x256xf16> to memref<16x32xf16>, memref<16x16xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 16 : memref<256x512xf16> to memref<32x64xf16>, memref<16x16xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<16x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<16x32xf16>, memref<32x64xf16>) outs(%alloca_2 : memref<16x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<16x64xf32> to memref<256x512xf32>
+    }
+    memref.dealloc %alloc_0 : memref<16x16xi32>
+    memref.dealloc %alloc : memref<16xi32>
+    return
+  }
 }
 
 // -----
@@ -168,10 +276,38 @@ func.func @matmul_f16_16x16(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c
 // CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] {alignment = 8 : i64} : memref<2x128x64xf32>, vector<2xf32>
 // THREADS-LABEL: func @batch_matmul_f16
 // NO-TC-LABEL: func @batch_matmul_f16
-func.func @batch_matmul_f16(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>, %c: memref<2x128x64xf32>) {
-  linalg.batch_matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x32x1]>}
-      ins(%a, %b : memref<2x128x128xf16>, memref<2x128x64xf16>) outs(%c : memref<2x128x64xf32>)
-  return
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module {
+  func.func @batch_matmul_f16(%arg0: memref<2x128x128xf16>, %arg1: memref<2x128x64xf16>, %arg2: memref<2x128x64xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x128xi32>
+    pit.detect %arg0 micro_tile [1, 32, 1] axis 2 into %alloc, %alloc_0 : memref<2x128x128xf16>, memref<8xi32>, memref<8x128xi32>
+    pit.stile (%arg3, %arg4, %arg5, %arg6) segment(%arg7) counts(%alloc : memref<8xi32>) domain [2, 128, 64, 128] tile [1, 32, 64, 32] micro_tile [1, 32, 1] pit_axis 3 sparse_map #map {
+      %0 = memref.load %alloc[%arg7] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<1x32x32xf16>
+      %alloca_1 = memref.alloca() : memref<1x32x64xf16>
+      %alloca_2 = memref.alloca() : memref<1x32x64xf32>
+      pit.sread %arg0[%arg3, %arg4, %arg6] into %alloca gather %alloc_0[%arg7] count %1 axis 2 micro 1 : memref<2x128x128xf16> to memref<1x32x32xf16>, memref<8x128xi32>
+      pit.sread %arg1[%arg3, %arg6, %arg5] into %alloca_1 gather %alloc_0[%arg7] count %1 axis 1 micro 1 : memref<2x128x64xf16> to memref<1x32x64xf16>, memref<8x128xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<1x32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<1x32x32xf16>, memref<1x32x64xf16>) outs(%alloca_2 : memref<1x32x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4, %arg5] combine <add> : memref<1x32x64xf32> to memref<2x128x64xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x128xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
+  }
 }
 
 // -----
@@ -193,10 +329,38 @@ func.func @batch_matmul_f16(%a: memref<2x128x128xf16>, %b: memref<2x128x64xf16>,
 // THREADS-LABEL: func @matmul_f16_rows
 // NO-TC-LABEL: func @matmul_f16_rows
 // NO-TC-NOT: nvgpu.mma.sync
-func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c: memref<256x128xf32>) {
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [1x64]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x128xf16>) outs(%c : memref<256x128xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul_f16_rows(%arg0: memref<256x256xf16>, %arg1: memref<256x128xf16>, %arg2: memref<256x128xf32>) {
+    %alloc = memref.alloc() : memref<4xi32>
+    %alloc_0 = memref.alloc() : memref<4x256xi32>
+    pit.detect %arg0 micro_tile [1, 64] axis 0 into %alloc, %alloc_0 : memref<256x256xf16>, memref<4xi32>, memref<4x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<4xi32>) domain [256, 128, 256] tile [32, 64, 64] micro_tile [1, 64] pit_axis 0 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<4xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x64xf16>
+      %alloca_1 = memref.alloca() : memref<64x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x256xf16> to memref<32x64xf16>, memref<4x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 : memref<256x128xf16> to memref<64x64xf16>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x64xf16>, memref<64x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_3: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_3 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] scatter %alloc_0[%arg6] count %1 axis 0 micro 1 combine <add> : memref<32x64xf32> to memref<256x128xf32>, memref<4x256xi32>
+    }
+    memref.dealloc %alloc_0 : memref<4x256xi32>
+    memref.dealloc %alloc : memref<4xi32>
+    return
+  }
 }
 
 // -----
@@ -246,23 +410,42 @@ func.func @matmul_f16_rows(%a: memref<256x256xf16>, %b: memref<256x128xf16>, %c:
 // NO-TC-LABEL: func @sddmm_columns
 // NO-TC-NOT: nvgpu.mma.sync
 // NO-TC: return
-func.func @sddmm_columns(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
-      outs(%c : memref<256x256xf32>)
-      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [32x1]>} {
-  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
-    %x32 = arith.extf %x : f16 to f32
-    %y32 = arith.extf %y : f16 to f32
-    %w32 = arith.extf %w : f16 to f32
-    %p = arith.mulf %x32, %y32 : f32
-    %q = arith.mulf %p, %w32 : f32
-    %s = arith.addf %acc, %q : f32
-    linalg.yield %s : f32
+#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+module {
+  func.func @sddmm_columns(%arg0: memref<256x64xf16>, %arg1: memref<64x256xf16>, %arg2: memref<256x256xf16>, %arg3: memref<256x256xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg2 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg4, %arg5, %arg6) segment(%arg7) counts(%alloc : memref<8xi32>) domain [256, 256, 64] tile [32, 32, 64] micro_tile [32, 1] pit_axis 1 sparse_map #map {
+      %0 = memref.load %alloc[%arg7] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x64xf16>
+      %alloca_1 = memref.alloca() : memref<64x32xf16>
+      %alloca_2 = memref.alloca() : memref<32x32xf16>
+      %alloca_3 = memref.alloca() : memref<32x32xf32>
+      pit.sread %arg0[%arg4, %arg6] into %alloca : memref<256x64xf16> to memref<32x64xf16>
+      pit.sread %arg1[%arg6, %arg5] into %alloca_1 gather %alloc_0[%arg7] count %1 axis 1 micro 1 : memref<64x256xf16> to memref<64x32xf16>, memref<8x256xi32>
+      pit.sread %arg2[%arg4, %arg5] into %alloca_2 gather %alloc_0[%arg7] count %1 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_3 : memref<32x32xf32>)
+      linalg.generic {indexing_maps = [#map1, #map2, #map, #map], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1, %alloca_2 : memref<32x64xf16>, memref<64x32xf16>, memref<32x32xf16>) outs(%alloca_3 : memref<32x32xf32>) {
+      ^bb0(%in: f16, %in_4: f16, %in_5: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_4 : f16 to f32
+        %4 = arith.extf %in_5 : f16 to f32
+        %5 = arith.mulf %2, %3 : f32
+        %6 = arith.mulf %5, %4 : f32
+        %7 = arith.addf %out, %6 : f32
+        linalg.yield %7 : f32
+      }
+      pit.swrite %alloca_3 into %arg3[%arg4, %arg5] scatter %alloc_0[%arg7] count %1 axis 1 micro 1 combine <add> : memref<32x32xf32> to memref<256x256xf32>, memref<8x256xi32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
   }
-  return
 }
 
 // -----
@@ -304,23 +487,42 @@ func.func @sddmm_columns(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: 
 // CHECK: return
 // THREADS-LABEL: func @sddmm_rows
 // NO-TC-LABEL: func @sddmm_rows
-func.func @sddmm_rows(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
-      outs(%c : memref<256x256xf32>)
-      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [1x64]>} {
-  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
-    %x32 = arith.extf %x : f16 to f32
-    %y32 = arith.extf %y : f16 to f32
-    %w32 = arith.extf %w : f16 to f32
-    %p = arith.mulf %w32, %y32 : f32
-    %q = arith.mulf %x32, %p : f32
-    %s = arith.addf %q, %acc : f32
-    linalg.yield %s : f32
+#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+module {
+  func.func @sddmm_rows(%arg0: memref<256x64xf16>, %arg1: memref<64x256xf16>, %arg2: memref<256x256xf16>, %arg3: memref<256x256xf32>) {
+    %alloc = memref.alloc() : memref<4xi32>
+    %alloc_0 = memref.alloc() : memref<4x256xi32>
+    pit.detect %arg2 micro_tile [1, 64] axis 0 into %alloc, %alloc_0 : memref<256x256xf16>, memref<4xi32>, memref<4x256xi32>
+    pit.stile (%arg4, %arg5, %arg6) segment(%arg7) counts(%alloc : memref<4xi32>) domain [256, 256, 64] tile [32, 64, 64] micro_tile [1, 64] pit_axis 0 sparse_map #map {
+      %0 = memref.load %alloc[%arg7] : memref<4xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x64xf16>
+      %alloca_1 = memref.alloca() : memref<64x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf16>
+      %alloca_3 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg4, %arg6] into %alloca gather %alloc_0[%arg7] count %1 axis 0 micro 1 : memref<256x64xf16> to memref<32x64xf16>, memref<4x256xi32>
+      pit.sread %arg1[%arg6, %arg5] into %alloca_1 : memref<64x256xf16> to memref<64x64xf16>
+      pit.sread %arg2[%arg4, %arg5] into %alloca_2 gather %alloc_0[%arg7] count %1 axis 0 micro 1 : memref<256x256xf16> to memref<32x64xf16>, memref<4x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_3 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map1, #map2, #map, #map], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1, %alloca_2 : memref<32x64xf16>, memref<64x64xf16>, memref<32x64xf16>) outs(%alloca_3 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_4: f16, %in_5: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_4 : f16 to f32
+        %4 = arith.extf %in_5 : f16 to f32
+        %5 = arith.mulf %4, %3 : f32
+        %6 = arith.mulf %2, %5 : f32
+        %7 = arith.addf %6, %out : f32
+        linalg.yield %7 : f32
+      }
+      pit.swrite %alloca_3 into %arg3[%arg4, %arg5] scatter %alloc_0[%arg7] count %1 axis 0 micro 1 combine <add> : memref<32x64xf32> to memref<256x256xf32>, memref<4x256xi32>
+    }
+    memref.dealloc %alloc_0 : memref<4x256xi32>
+    memref.dealloc %alloc : memref<4xi32>
+    return
   }
-  return
 }
 
 // -----
@@ -334,24 +536,43 @@ func.func @sddmm_rows(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: mem
 // CHECK: return
 // THREADS-LABEL: func @sddmm_mask_squared
 // NO-TC-LABEL: func @sddmm_mask_squared
-func.func @sddmm_mask_squared(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
-      outs(%c : memref<256x256xf32>)
-      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [32x1]>} {
-  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
-    %x32 = arith.extf %x : f16 to f32
-    %y32 = arith.extf %y : f16 to f32
-    %w32 = arith.extf %w : f16 to f32
-    %p = arith.mulf %x32, %y32 : f32
-    %q = arith.mulf %p, %w32 : f32
-    %r = arith.mulf %q, %w32 : f32
-    %s = arith.addf %acc, %r : f32
-    linalg.yield %s : f32
+#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+module {
+  func.func @sddmm_mask_squared(%arg0: memref<256x64xf16>, %arg1: memref<64x256xf16>, %arg2: memref<256x256xf16>, %arg3: memref<256x256xf32>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg2 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg4, %arg5, %arg6) segment(%arg7) counts(%alloc : memref<8xi32>) domain [256, 256, 64] tile [32, 32, 64] micro_tile [32, 1] pit_axis 1 sparse_map #map {
+      %0 = memref.load %alloc[%arg7] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x64xf16>
+      %alloca_1 = memref.alloca() : memref<64x32xf16>
+      %alloca_2 = memref.alloca() : memref<32x32xf16>
+      %alloca_3 = memref.alloca() : memref<32x32xf32>
+      pit.sread %arg0[%arg4, %arg6] into %alloca : memref<256x64xf16> to memref<32x64xf16>
+      pit.sread %arg1[%arg6, %arg5] into %alloca_1 gather %alloc_0[%arg7] count %1 axis 1 micro 1 : memref<64x256xf16> to memref<64x32xf16>, memref<8x256xi32>
+      pit.sread %arg2[%arg4, %arg5] into %alloca_2 gather %alloc_0[%arg7] count %1 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+      %cst = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst : f32) outs(%alloca_3 : memref<32x32xf32>)
+      linalg.generic {indexing_maps = [#map1, #map2, #map, #map], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1, %alloca_2 : memref<32x64xf16>, memref<64x32xf16>, memref<32x32xf16>) outs(%alloca_3 : memref<32x32xf32>) {
+      ^bb0(%in: f16, %in_4: f16, %in_5: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_4 : f16 to f32
+        %4 = arith.extf %in_5 : f16 to f32
+        %5 = arith.mulf %2, %3 : f32
+        %6 = arith.mulf %5, %4 : f32
+        %7 = arith.mulf %6, %4 : f32
+        %8 = arith.addf %out, %7 : f32
+        linalg.yield %8 : f32
+      }
+      pit.swrite %alloca_3 into %arg3[%arg4, %arg5] scatter %alloc_0[%arg7] count %1 axis 1 micro 1 combine <add> : memref<32x32xf32> to memref<256x256xf32>, memref<8x256xi32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
   }
-  return
 }
 
 // -----
@@ -368,12 +589,40 @@ func.func @sddmm_mask_squared(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %m
 // CHECK: return
 // THREADS-LABEL: func @matmul_f16_cleared
 // NO-TC-LABEL: func @matmul_f16_cleared
-func.func @matmul_f16_cleared(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%c : memref<256x512xf32>)
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul_f16_cleared(%arg0: memref<256x256xf16>, %arg1: memref<256x512xf16>, %arg2: memref<256x512xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    linalg.fill ins(%cst : f32) outs(%arg2 : memref<256x512xf32>)
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 512, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf16>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x512xf16> to memref<32x64xf16>, memref<8x256xi32>
+      %cst_3 = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst_3 : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf16>, memref<32x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_4: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_4 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x512xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
+  }
 }
 
 // -----
@@ -386,10 +635,38 @@ func.func @matmul_f16_cleared(%a: memref<256x256xf16>, %b: memref<256x512xf16>, 
 // CHECK: arith.addf {{.*}} : vector<2xf32>
 // THREADS-LABEL: func @matmul_f16_filled_with_ones
 // NO-TC-LABEL: func @matmul_f16_filled_with_ones
-func.func @matmul_f16_filled_with_ones(%a: memref<256x256xf16>, %b: memref<256x512xf16>, %c: memref<256x512xf32>) {
-  %one = arith.constant 1.0 : f32
-  linalg.fill ins(%one : f32) outs(%c : memref<256x512xf32>)
-  linalg.matmul {pit.sparse = #pit.sparse<operand = 0, micro_tiles = [32x1]>}
-      ins(%a, %b : memref<256x256xf16>, memref<256x512xf16>) outs(%c : memref<256x512xf32>)
-  return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @matmul_f16_filled_with_ones(%arg0: memref<256x256xf16>, %arg1: memref<256x512xf16>, %arg2: memref<256x512xf32>) {
+    %cst = arith.constant 1.000000e+00 : f32
+    linalg.fill ins(%cst : f32) outs(%arg2 : memref<256x512xf32>)
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    pit.detect %arg0 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    pit.stile (%arg3, %arg4, %arg5) segment(%arg6) counts(%alloc : memref<8xi32>) domain [256, 512, 256] tile [32, 64, 32] micro_tile [32, 1] pit_axis 2 sparse_map #map {
+      %0 = memref.load %alloc[%arg6] : memref<8xi32>
+      %1 = arith.index_cast %0 : i32 to index
+      %alloca = memref.alloca() : memref<32x32xf16>
+      %alloca_1 = memref.alloca() : memref<32x64xf16>
+      %alloca_2 = memref.alloca() : memref<32x64xf32>
+      pit.sread %arg0[%arg3, %arg5] into %alloca gather %alloc_0[%arg6] count %1 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+      pit.sread %arg1[%arg5, %arg4] into %alloca_1 gather %alloc_0[%arg6] count %1 axis 0 micro 1 : memref<256x512xf16> to memref<32x64xf16>, memref<8x256xi32>
+      %cst_3 = arith.constant 0.000000e+00 : f32
+      linalg.fill ins(%cst_3 : f32) outs(%alloca_2 : memref<32x64xf32>)
+      linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_1 : memref<32x32xf16>, memref<32x64xf16>) outs(%alloca_2 : memref<32x64xf32>) {
+      ^bb0(%in: f16, %in_4: f16, %out: f32):
+        %2 = arith.extf %in : f16 to f32
+        %3 = arith.extf %in_4 : f16 to f32
+        %4 = arith.mulf %2, %3 : f32
+        %5 = arith.addf %out, %4 : f32
+        linalg.yield %5 : f32
+      }
+      pit.swrite %alloca_2 into %arg2[%arg3, %arg4] combine <add> : memref<32x64xf32> to memref<256x512xf32>
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    return
+  }
 }
