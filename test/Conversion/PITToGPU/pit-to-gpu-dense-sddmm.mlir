@@ -6,8 +6,9 @@
 // into the other stage and loads its weights, and only then waits for its
 // own copies, multiplies, and goes through shared memory to read and write
 // the mask and C 8 elements a thread.
-// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" --convert-pit-to-gpu="chip=sm_90a" --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
-// RUN: pit-opt %s -split-input-file --pit-sparsify="latency-table=%S/../../Inputs/latency-table.json" 2>/dev/null | FileCheck %s --check-prefix=SELECT
+// The input is what pit-sparsify gives (pit IR):
+// each run starts at the strategy or the conversion.
+// RUN: pit-opt %s -split-input-file --convert-pit-to-gpu=chip=sm_90a --pit-gpu-coalesce-allocations 2>/dev/null | FileCheck %s
 
 // Two blocks a multiprocessor: 2 stages of 32 KiB and the sums' 18 KiB.
 // CHECK-LABEL: func @sddmm
@@ -53,19 +54,20 @@
 // CHECK:       vector.store %[[ROUNDED]], %[[C]][{{.+}}] {alignment = 16 : i64} : memref<256x256xf16>, vector<8xf16>
 // CHECK:     scf.yield %[[NEXT_W]], %{{.+}}, %{{.+}}, %{{.+}}, %[[NEXT_STAGE]]
 // CHECK:   nvvm.cp.async.wait.group 0
-func.func @sddmm(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x128xf16>, memref<128x256xf16>, memref<256x256xf16>)
-      outs(%c : memref<256x256xf16>) {
-  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f16):
-    %p = arith.mulf %x, %y : f16
-    %q = arith.mulf %p, %w : f16
-    %s = arith.addf %acc, %q : f16
-    linalg.yield %s : f16
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @sddmm(%arg0: memref<256x128xf16>, %arg1: memref<128x256xf16>, %arg2: memref<256x256xf16>, %arg3: memref<256x256xf16>) {
+    linalg.generic {indexing_maps = [#map, #map1, #map2, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1, %arg2 : memref<256x128xf16>, memref<128x256xf16>, memref<256x256xf16>) outs(%arg3 : memref<256x256xf16>) {
+    ^bb0(%in: f16, %in_0: f16, %in_1: f16, %out: f16):
+      %0 = arith.mulf %in, %in_0 : f16
+      %1 = arith.mulf %0, %in_1 : f16
+      %2 = arith.addf %out, %1 : f16
+      linalg.yield %2 : f16
+    }
+    return
   }
-  return
 }
 
 // -----
@@ -79,19 +81,20 @@ func.func @sddmm(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %mask: memref
 // CHECK-NOT: nvvm.cp.async.wait.group 1
 // CHECK:     scf.yield
 // CHECK:   nvvm.cp.async.wait.group 0
-func.func @sddmm_long_k(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x256xf16>, memref<256x256xf16>, memref<256x256xf16>)
-      outs(%c : memref<256x256xf16>) {
-  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f16):
-    %p = arith.mulf %x, %y : f16
-    %q = arith.mulf %p, %w : f16
-    %s = arith.addf %acc, %q : f16
-    linalg.yield %s : f16
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @sddmm_long_k(%arg0: memref<256x256xf16>, %arg1: memref<256x256xf16>, %arg2: memref<256x256xf16>, %arg3: memref<256x256xf16>) {
+    linalg.generic {indexing_maps = [#map, #map1, #map2, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1, %arg2 : memref<256x256xf16>, memref<256x256xf16>, memref<256x256xf16>) outs(%arg3 : memref<256x256xf16>) {
+    ^bb0(%in: f16, %in_0: f16, %in_1: f16, %out: f16):
+      %0 = arith.mulf %in, %in_0 : f16
+      %1 = arith.mulf %0, %in_1 : f16
+      %2 = arith.addf %out, %1 : f16
+      linalg.yield %2 : f16
+    }
+    return
   }
-  return
 }
 
 // -----
@@ -105,22 +108,23 @@ func.func @sddmm_long_k(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %mask:
 // CHECK:     memref.load %{{.+}} : memref<256x96xf16>
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: return
-func.func @sddmm_narrow(%a: memref<256x64xf16>, %b: memref<64x96xf16>, %mask: memref<256x96xf16>, %c: memref<256x96xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x96xf16>, memref<256x96xf16>)
-      outs(%c : memref<256x96xf32>) {
-  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f32):
-    %x32 = arith.extf %x : f16 to f32
-    %y32 = arith.extf %y : f16 to f32
-    %w32 = arith.extf %w : f16 to f32
-    %p = arith.mulf %x32, %y32 : f32
-    %q = arith.mulf %p, %w32 : f32
-    %s = arith.addf %acc, %q : f32
-    linalg.yield %s : f32
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @sddmm_narrow(%arg0: memref<256x64xf16>, %arg1: memref<64x96xf16>, %arg2: memref<256x96xf16>, %arg3: memref<256x96xf32>) {
+    linalg.generic {indexing_maps = [#map, #map1, #map2, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1, %arg2 : memref<256x64xf16>, memref<64x96xf16>, memref<256x96xf16>) outs(%arg3 : memref<256x96xf32>) {
+    ^bb0(%in: f16, %in_0: f16, %in_1: f16, %out: f32):
+      %0 = arith.extf %in : f16 to f32
+      %1 = arith.extf %in_0 : f16 to f32
+      %2 = arith.extf %in_1 : f16 to f32
+      %3 = arith.mulf %0, %1 : f32
+      %4 = arith.mulf %3, %2 : f32
+      %5 = arith.addf %out, %4 : f32
+      linalg.yield %5 : f32
+    }
+    return
   }
-  return
 }
 
 // -----
@@ -138,24 +142,58 @@ func.func @sddmm_narrow(%a: memref<256x64xf16>, %b: memref<64x96xf16>, %mask: me
 // CHECK:   scf.for
 // CHECK:     nvgpu.mma.sync
 // CHECK:     vector.store %{{.+}} : memref<256x256xf16>, vector<8xf16>
-// SELECT-LABEL: func @sddmm_selected
-// SELECT: pit.select {{.+}} dense 4.000000e+01 dense_latencies [array<f64: 3.600000e+01, 3.800000e+01, 4.000000e+01>]
-// SELECT: scf.index_switch
-// SELECT: pit.stile
-// SELECT: default {
-// SELECT-NEXT: linalg.generic
-func.func @sddmm_selected(%a: memref<256x64xf16>, %b: memref<64x256xf16>, %mask: memref<256x256xf16>, %c: memref<256x256xf16>) {
-  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                                   affine_map<(m, n, k) -> (m, n)>, affine_map<(m, n, k) -> (m, n)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b, %mask : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>)
-      outs(%c : memref<256x256xf16>)
-      attrs = {pit.sparse = #pit.sparse<operand = 2, micro_tiles = [32x1]>} {
-  ^bb0(%x: f16, %y: f16, %w: f16, %acc: f16):
-    %p = arith.mulf %x, %y : f16
-    %q = arith.mulf %p, %w : f16
-    %s = arith.addf %acc, %q : f16
-    linalg.yield %s : f16
+#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+module {
+  func.func @sddmm_selected(%arg0: memref<256x64xf16>, %arg1: memref<64x256xf16>, %arg2: memref<256x256xf16>, %arg3: memref<256x256xf16>) {
+    %alloc = memref.alloc() : memref<8xi32>
+    %alloc_0 = memref.alloc() : memref<8x256xi32>
+    %alloc_1 = memref.alloc() : memref<8xi32>
+    pit.count %arg2 micro_tile [32, 1] axis 1 every 1 into %alloc_1 : memref<256x256xf16>, memref<8xi32>
+    %0 = pit.select %alloc_1 capacities [256] coverage [0.000000e+00, 5.000000e-01, 1.000000e+00] latencies [array<f64: 1.800000e+01, 1.000000e+02, 1.600000e+02>] dense 4.000000e+01 dense_latencies [array<f64: 3.600000e+01, 3.800000e+01, 4.000000e+01>] : memref<8xi32>
+    %c0 = arith.constant 0 : index
+    %1 = arith.cmpi eq, %0, %c0 : index
+    scf.if %1 {
+      pit.detect %arg2 micro_tile [32, 1] axis 1 into %alloc, %alloc_0 : memref<256x256xf16>, memref<8xi32>, memref<8x256xi32>
+    }
+    scf.index_switch %0 
+    case 0 {
+      pit.stile (%arg4, %arg5, %arg6) segment(%arg7) counts(%alloc : memref<8xi32>) domain [256, 256, 64] tile [32, 32, 64] micro_tile [32, 1] pit_axis 1 sparse_map #map attributes {keep_tile} {
+        %2 = memref.load %alloc[%arg7] : memref<8xi32>
+        %3 = arith.index_cast %2 : i32 to index
+        %alloca = memref.alloca() : memref<32x64xf16>
+        %alloca_2 = memref.alloca() : memref<64x32xf16>
+        %alloca_3 = memref.alloca() : memref<32x32xf16>
+        %alloca_4 = memref.alloca() : memref<32x32xf16>
+        pit.sread %arg0[%arg4, %arg6] into %alloca : memref<256x64xf16> to memref<32x64xf16>
+        pit.sread %arg1[%arg6, %arg5] into %alloca_2 gather %alloc_0[%arg7] count %3 axis 1 micro 1 : memref<64x256xf16> to memref<64x32xf16>, memref<8x256xi32>
+        pit.sread %arg2[%arg4, %arg5] into %alloca_3 gather %alloc_0[%arg7] count %3 axis 1 micro 1 : memref<256x256xf16> to memref<32x32xf16>, memref<8x256xi32>
+        %cst = arith.constant 0.000000e+00 : f16
+        linalg.fill ins(%cst : f16) outs(%alloca_4 : memref<32x32xf16>)
+        linalg.generic {indexing_maps = [#map1, #map2, #map, #map], iterator_types = ["parallel", "parallel", "reduction"]} ins(%alloca, %alloca_2, %alloca_3 : memref<32x64xf16>, memref<64x32xf16>, memref<32x32xf16>) outs(%alloca_4 : memref<32x32xf16>) {
+        ^bb0(%in: f16, %in_5: f16, %in_6: f16, %out: f16):
+          %4 = arith.mulf %in, %in_5 : f16
+          %5 = arith.mulf %4, %in_6 : f16
+          %6 = arith.addf %out, %5 : f16
+          linalg.yield %6 : f16
+        }
+        pit.swrite %alloca_4 into %arg3[%arg4, %arg5] scatter %alloc_0[%arg7] count %3 axis 1 micro 1 combine <add> : memref<32x32xf16> to memref<256x256xf16>, memref<8x256xi32>
+      }
+      scf.yield
+    }
+    default {
+      linalg.generic {indexing_maps = [#map1, #map2, #map, #map], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1, %arg2 : memref<256x64xf16>, memref<64x256xf16>, memref<256x256xf16>) outs(%arg3 : memref<256x256xf16>) {
+      ^bb0(%in: f16, %in_2: f16, %in_3: f16, %out: f16):
+        %2 = arith.mulf %in, %in_2 : f16
+        %3 = arith.mulf %2, %in_3 : f16
+        %4 = arith.addf %out, %3 : f16
+        linalg.yield %4 : f16
+      }
+    }
+    memref.dealloc %alloc_0 : memref<8x256xi32>
+    memref.dealloc %alloc : memref<8xi32>
+    memref.dealloc %alloc_1 : memref<8xi32>
+    return
   }
-  return
 }
