@@ -71,13 +71,21 @@ _LINEAR = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{n}x{k}x{t}>, 
            "      " + _mark(0) + "\n"
            "      ins(%a, %b : memref<{m}x{k}x{t}>, memref<{n}x{k}x{t}>) "
            "outs(%c : memref<{m}x{n}x{ct}>)\n  return\n}}\n")
-# y = x W^T + bias[:, None]: C starts as the bias broadcast along its rows
-# (y^T = W x^T + b, with W as this x), which the tensor-core kernels fold
-# into their stores (no pass over y for the bias).
-_LINEAR_ROW_BIAS = _LINEAR.replace(
-    "%c: memref", "%bias: memref<{m}x{ct}>, %c: memref", 1).replace(
-    _FILL, "  linalg.broadcast ins(%bias : memref<{m}x{ct}>) outs(%c : memref<{m}x{n}x{ct}>) "
-    "dimensions = [1]\n")
+
+
+def _linear_with_bias(loop, added_dimension):
+    """y = x W^T + bias, C starting as the bias (indexed by `loop`)
+    broadcast along its other dimension, which the tensor-core kernels fold
+    into their stores (no pass over y for the bias)."""
+    bias = "%bias: memref<{" + loop + "}x{ct}>"
+    return _LINEAR.replace("%c: memref", bias + ", %c: memref", 1).replace(
+        _FILL, "  linalg.broadcast ins(" + bias.replace("%bias:", "%bias :")
+        + ") outs(%c : memref<{m}x{n}x{ct}>) dimensions = [" + str(added_dimension) + "]\n")
+
+
+# bias[:, None] (y^T = W x^T + b, with W as this x), and bias[None, :].
+_LINEAR_ROW_BIAS = _linear_with_bias("m", 1)
+_LINEAR_COLUMN_BIAS = _linear_with_bias("n", 0)
 # C = M * (A x B), the mask M sparse.
 _SDDMM = ("func.func @kernel(%a: memref<{m}x{k}x{t}>, %b: memref<{k}x{n}x{t}>, "
           "%mask: memref<{m}x{n}x{t}>, %c: memref<{m}x{n}x{ct}>) {{\n" + _FILL +
@@ -97,7 +105,8 @@ _TRANSPOSE = ("func.func @kernel(%a: memref<{k}x{m}x{t}>, %c: memref<{m}x{k}x{t}
               "  linalg.transpose ins(%a : memref<{k}x{m}x{t}>) outs(%c : memref<{m}x{k}x{t}>) "
               "permutation = [1, 0]\n  return\n}}\n")
 _PROGRAMS = {"matmul": _MATMUL, "linear": _LINEAR, "linear_row_bias": _LINEAR_ROW_BIAS,
-             "sddmm": _SDDMM, "transpose": _TRANSPOSE}
+             "linear_column_bias": _LINEAR_COLUMN_BIAS, "sddmm": _SDDMM,
+             "transpose": _TRANSPOSE}
 
 # Functions by (program, shapes, element types, micro-tiles, target), loaded
 # once from the disk cache (pit.kernel_cache) for the plans below.
@@ -169,12 +178,13 @@ def _function(program, loops, dtype, out_dtype, micro_tiles, target):
 
 # Each program's operands as loops (m, n, k) and which operand is sparse.
 _LAYOUTS = {"matmul": (("mk", "kn"), 0), "linear": (("mk", "nk"), 0),
-            "linear_row_bias": (("mk", "nk", "m"), 0), "sddmm": (("mk", "kn", "mn"), 2)}
+            "linear_row_bias": (("mk", "nk", "m"), 0),
+            "linear_column_bias": (("mk", "nk", "n"), 0), "sddmm": (("mk", "kn", "mn"), 2)}
 
 
 # The operand and dimension that give each program's result its columns.
 _RESULT_COLUMNS = {"matmul": (1, 1), "linear": (1, 0), "linear_row_bias": (1, 0),
-                   "sddmm": (1, 1)}
+                   "linear_column_bias": (1, 0), "sddmm": (1, 1)}
 
 # Plans by (program, operand shapes, dtype, micro-tiles, device): the
 # per-call path is one lookup, not the padding arithmetic and the disk cache.
@@ -261,7 +271,8 @@ def _loop_extents(program, operands):
 # The loops whose extents the tensor-core kernels take in whole blocks of
 # 64 (others go to the SIMT lowering, with a remark): n of every program,
 # k of the SDDMM.
-_TENSOR_CORE_LOOPS = {"matmul": "n", "linear": "n", "linear_row_bias": "n", "sddmm": "nk"}
+_TENSOR_CORE_LOOPS = {"matmul": "n", "linear": "n", "linear_row_bias": "n",
+                      "linear_column_bias": "n", "sddmm": "nk"}
 
 
 def _padded_extents(program, extents, micro_tiles, tensor_cores):
@@ -346,7 +357,7 @@ def _fake(program, operands, micro_tiles):
     if program.startswith(_MASKED):
         # The masked weight's program: the mask is an operand of the op only.
         program, operands = program[len(_MASKED):], [operands[0], *operands[2:]]
-    if program == "linear_row_bias" and not _bias_is_start(operands[0].dtype, micro_tiles):
+    if program in _BIASED and not _bias_is_start(operands[0].dtype, micro_tiles):
         program, operands = "linear", operands[:2]
     first = operands[0]
     extents = _loop_extents(program, operands)
@@ -393,13 +404,27 @@ def _linear_kernel(x: torch.Tensor, weight: torch.Tensor,
 
 def _linear_row_bias_kernel(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
                             micro_tiles: list[int]) -> torch.Tensor:
-    """y = x W^T + bias[:, None], x sparse: the bias is C's start, which the
-    kernel folds into its stores, where the product sums in x's dtype;
-    added after the f32 sums of f16 or bf16 (no such start: its type is
-    the sums')."""
+    """y = x W^T + bias[:, None], x sparse."""
+    return _biased_linear("linear_row_bias", x, weight, bias, micro_tiles)
+
+
+def _linear_column_bias_kernel(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                               micro_tiles: list[int]) -> torch.Tensor:
+    """y = x W^T + bias[None, :], x sparse (nn.Linear's own bias)."""
+    return _biased_linear("linear_column_bias", x, weight, bias, micro_tiles)
+
+
+# The biased programs, and the dimension of y their bias is broadcast along.
+_BIASED = {"linear_row_bias": 1, "linear_column_bias": 0}
+
+
+def _biased_linear(program, x, weight, bias, micro_tiles):
+    """The bias is C's start, which the kernel folds into its stores, where
+    the product sums in x's dtype; added after the f32 sums of f16 or bf16
+    (no such start: its type is the sums')."""
     if _bias_is_start(x.dtype, micro_tiles):
-        return _kernel("linear_row_bias", [x, weight, bias], micro_tiles)
-    return _kernel("linear", [x, weight], micro_tiles) + bias.unsqueeze(1)
+        return _kernel(program, [x, weight, bias], micro_tiles)
+    return _kernel("linear", [x, weight], micro_tiles) + bias.unsqueeze(_BIASED[program])
 
 
 def _bias_is_start(dtype, micro_tiles):
@@ -445,7 +470,8 @@ def _transposed_sddmm(operands, micro_tiles):
 
 _KERNELS = {"matmul": _matmul_kernel, "linear": _linear_kernel, "sddmm": _sddmm_kernel,
             "masked_linear": _masked_linear_kernel, "linear_row_bias": _linear_row_bias_kernel,
-            "masked_linear_row_bias": _masked_linear_row_bias_kernel}
+            "masked_linear_row_bias": _masked_linear_row_bias_kernel,
+            "linear_column_bias": _linear_column_bias_kernel}
 # A masked program's operands: the weight, the mask, then the unmasked
 # program's others.
 _MASKED = "masked_"
@@ -518,6 +544,12 @@ def _linear_row_bias_backward(saved, micro_tiles, grad, needs):
             grad.sum(1) if needs[2] else None)
 
 
+def _linear_column_bias_backward(saved, micro_tiles, grad, needs):
+    *product, _ = saved
+    return (*_linear_backward(product, micro_tiles, grad, needs[:2]),
+            grad.sum(0) if needs[2] else None)
+
+
 def _masked_linear_row_bias_backward(saved, micro_tiles, grad, needs):
     weight, mask, x, _, *kept = saved
     grads = _masked_linear_backward((weight, mask, x, *kept), micro_tiles, grad, needs[:3])
@@ -540,7 +572,8 @@ def _sddmm_backward(saved, micro_tiles, grad, needs):
 _BACKWARDS = {"matmul": _matmul_backward, "linear": _linear_backward,
               "sddmm": _sddmm_backward, "masked_linear": _masked_linear_backward,
               "linear_row_bias": _linear_row_bias_backward,
-              "masked_linear_row_bias": _masked_linear_row_bias_backward}
+              "masked_linear_row_bias": _masked_linear_row_bias_backward,
+              "linear_column_bias": _linear_column_bias_backward}
 
 
 def _save_for_op(ctx, inputs, output):
@@ -728,9 +761,8 @@ def sparse_linear(x, weight, bias=None, *, sparse="weight", micro_tiles=((32, 64
     if sparse == "input":
         if mask is not None:
             weight = weight * mask
-        y = _run("linear", rows, weight, micro_tiles=tiles)
-        if bias is not None:
-            y = y + bias
+        y = (_run("linear", rows, weight, micro_tiles=tiles) if bias is None else
+             _run("linear_column_bias", rows, weight, bias, micro_tiles=tiles))
     elif not _traced((rows, weight, mask, bias)):
         y = _EagerWeightSparseLinear.apply(tiles, rows, weight, mask, bias).t()
     else:

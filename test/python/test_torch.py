@@ -136,8 +136,9 @@ def test_gradcheck(generator):
                                             mask=scaled_mask),
         (x, weight, bias), fast_mode=True)
     assert torch.autograd.gradcheck(
-        lambda x, w: pt.sparse_linear(torch.relu(x), w, sparse="input", micro_tiles=[(1, 32)]),
-        (x, weight), fast_mode=True)
+        lambda x, w, bias: pt.sparse_linear(torch.relu(x), w, bias, sparse="input",
+                                            micro_tiles=[(1, 32)]),
+        (x, weight, bias), fast_mode=True)
     mask_c = tile_mask(generator, (64, 16), (1, 16), 0.5)
     assert torch.autograd.gradcheck(
         lambda a, b: pt.sddmm(a, b, mask_c, micro_tiles=[(1, 16)]), (a, b), fast_mode=True)
