@@ -682,7 +682,24 @@ def _run(program, *operands, micro_tiles):
 # ---------------------------------------------------------------------------
 
 
+# Flat micro-tile lists by the micro_tiles argument, where it is hashable
+# (the defaults, tuples): a call's path then takes one lookup.
+_flat_tiles = {}
+
+
 def _flat_micro_tiles(micro_tiles):
+    try:
+        return _flat_tiles[micro_tiles]
+    except (KeyError, TypeError):
+        flat = _checked_flat_micro_tiles(micro_tiles)
+    try:
+        _flat_tiles[micro_tiles] = flat
+    except TypeError:  # a list: checked at every call
+        pass
+    return flat
+
+
+def _checked_flat_micro_tiles(micro_tiles):
     tiles = [tuple(tile) for tile in micro_tiles]
     if not tiles or any(len(tile) != 2 or not all(
             isinstance(extent, int) and extent > 0 for extent in tile) for tile in tiles):
@@ -695,6 +712,8 @@ def _check_operands(function, names, tensors, contracted):
     """Two-dimensional floating tensors of one dtype on one device whose
     `contracted` extents, (operand, dim) pairs, agree."""
     first = tensors[0]
+    dtype = getattr(first, "dtype", None)
+    device = getattr(first, "device", None)
     for name, tensor in zip(names, tensors):
         if not isinstance(tensor, torch.Tensor):
             raise ArgumentError(f"{function}: {name} is a {type(tensor).__name__}, not a tensor")
@@ -703,11 +722,12 @@ def _check_operands(function, names, tensors, contracted):
         if tensor.dtype not in _ELEMENT_TYPES:
             raise ArgumentError(f"{function}: {name} is {tensor.dtype}; expects one of "
                                 + ", ".join(str(d) for d in _ELEMENT_TYPES))
-        if tensor.dtype != first.dtype or tensor.device != first.device:
+        # dtypes are singletons; the first tensor's device needs no check.
+        if tensor.dtype is not dtype or tensor is not first and tensor.device != device:
             raise ArgumentError(f"{function}: {name} is {tensor.dtype} on {tensor.device}, "
                                 f"{names[0]} {first.dtype} on {first.device}; "
                                 "expects one dtype and one device")
-    if first.device.type == "cpu" and first.dtype not in _CPU_DTYPES:
+    if device.type == "cpu" and dtype not in _CPU_DTYPES:
         raise ArgumentError(f"{function}: CPU tensors of {first.dtype} are not "
                             "supported (numpy has no bfloat16); use float32")
     (left, left_dim), (right, right_dim) = contracted
