@@ -33,6 +33,10 @@ config.substitutions.append(
 config.substitutions.append(
     ("%mlir_c_runner_utils",
      os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils" + config.pit_shlib_ext)))
+# printMemrefF32 and the other printers of memrefs.
+config.substitutions.append(
+    ("%mlir_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_runner_utils" + config.pit_shlib_ext)))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

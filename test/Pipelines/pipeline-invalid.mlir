@@ -6,15 +6,18 @@
 // RUN: not pit-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(pit-to-ptx))" 2>&1 | FileCheck %s --check-prefix=NESTED-PTX
 // RUN: not pit-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(pit-bufferize))" 2>&1 | FileCheck %s --check-prefix=NESTED-BUF
 
-// linalg.softmax on buffers has no decomposition upstream and no lowering:
-// both pipelines fail and name it.
-// CPU: error: 'linalg.softmax' was left unlowered (1 op): no pass of the pipeline lowers it to the LLVM dialect
-// PTX: error: 'linalg.softmax' was left unlowered (1 op)
+// complex.abs on the host: the CPU pipeline has no lowering of complex
+// numbers, and fails naming both ops (pit-to-ptx lowers them).
+// CPU: error: 'complex.constant' was left unlowered (1 op): no pass of the pipeline lowers it to the LLVM dialect
+// CPU: error: 'complex.abs' was left unlowered (1 op)
 // NESTED: error: pit-cpu-pipeline runs on a builtin.module, not nested under 'func.func': name it at the top of the pipeline (builtin.module(pit-cpu-pipeline))
 // NESTED-PTX: error: pit-to-ptx runs on a builtin.module, not nested under 'func.func'
 // NESTED-BUF: error: pit-bufferize runs on a builtin.module, not nested under 'func.func'
-func.func @softmax(%x: memref<4x8xf32>, %y: memref<4x8xf32>) {
-  linalg.softmax dimension(1) ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
+func.func @complex_on_the_host(%y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = complex.constant [1.0 : f32, 2.0 : f32] : complex<f32>
+  %a = complex.abs %z : complex<f32>
+  memref.store %a, %y[%c0] : memref<4xf32>
   return
 }
 

@@ -261,16 +261,20 @@ def PITDecomposeAggregatedOps : Pass<"pit-decompose-aggregated-ops"> {
     the PIT pipelines then bufferize and lower like any other.
 
     Matches: ops with pure tensor semantics that implement
-    `AggregatedOpInterface`.
-    Produces: the ops their `decomposeOperation` builds.
-    Leaves alone, with a remark: such ops on buffers (upstream decomposes
-    them only on tensors) and ops whose decomposition fails. The pipelines
-    then refuse them by name (`pit-check-lowered`).
+    `AggregatedOpInterface`, and `linalg.softmax` on buffers.
+    Produces: the ops their `decomposeOperation` builds; for a softmax on
+    buffers, the same steps as generics on buffers (the maximum and the sum
+    along its dimension in temporaries of the reduced shape, which the
+    pipelines' pit-free-temporaries frees).
+    Leaves alone, with a remark: other such ops on buffers (upstream
+    decomposes them only on tensors) and ops whose decomposition fails. The
+    pipelines then refuse them by name (`pit-check-lowered`).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }
