@@ -200,7 +200,6 @@ def measure_layer(torch, pit_nn, m, k, n, micro_tile, reps):
             "ms": {name: statistics.median(values) for name, values in times.items()}}
 
 
-
 def run(directory, reps):
     import torch
 

@@ -31,6 +31,7 @@ B^T A^T). The masked_* ops multiply the weight by a mask inside the op.
 """
 
 import contextlib
+import functools
 import math
 import os
 
@@ -538,16 +539,12 @@ def _masked_linear_backward(saved, micro_tiles, grad, needs):
     return grad_weight, None, grad_x
 
 
-def _linear_row_bias_backward(saved, micro_tiles, grad, needs):
+def _biased_linear_backward(program, saved, micro_tiles, grad, needs):
+    """The product's gradients, and the bias's: the sum of the gradient
+    along the dimension the bias is broadcast along."""
     *product, _ = saved
     return (*_linear_backward(product, micro_tiles, grad, needs[:2]),
-            grad.sum(1) if needs[2] else None)
-
-
-def _linear_column_bias_backward(saved, micro_tiles, grad, needs):
-    *product, _ = saved
-    return (*_linear_backward(product, micro_tiles, grad, needs[:2]),
-            grad.sum(0) if needs[2] else None)
+            grad.sum(_BIASED[program]) if needs[2] else None)
 
 
 def _masked_linear_row_bias_backward(saved, micro_tiles, grad, needs):
@@ -571,9 +568,9 @@ def _sddmm_backward(saved, micro_tiles, grad, needs):
 
 _BACKWARDS = {"matmul": _matmul_backward, "linear": _linear_backward,
               "sddmm": _sddmm_backward, "masked_linear": _masked_linear_backward,
-              "linear_row_bias": _linear_row_bias_backward,
               "masked_linear_row_bias": _masked_linear_row_bias_backward,
-              "linear_column_bias": _linear_column_bias_backward}
+              **{program: functools.partial(_biased_linear_backward, program)
+                 for program in _BIASED}}
 
 
 def _save_for_op(ctx, inputs, output):
@@ -807,6 +804,10 @@ def _check_mask(function, mask, weight):
                if isinstance(mask, torch.Tensor) else type(mask).__name__)
         raise ArgumentError(f"{function}: mask is {got}; expects {weight.dtype}"
                             f"{list(weight.shape)} on {weight.device}, as the weight")
+    _refuse_mask_gradient(function, mask)
+
+
+def _refuse_mask_gradient(function, mask):
     if mask.requires_grad and torch.is_grad_enabled():
         raise ArgumentError(f"{function}: the mask selects and gets no gradient; pass "
                             "mask.detach()")
@@ -819,9 +820,7 @@ def sddmm(a, b, mask, *, micro_tiles=((32, 1),)):
     if tuple(mask.shape) != (a.shape[0], b.shape[1]):
         raise ArgumentError(f"sddmm: mask is {list(mask.shape)}; expects "
                             f"{[a.shape[0], b.shape[1]]}, the product's shape")
-    if mask.requires_grad and torch.is_grad_enabled():
-        raise ArgumentError("sddmm: the mask selects and gets no gradient; pass "
-                            "mask.detach()")
+    _refuse_mask_gradient("sddmm", mask)
     return _run("sddmm", a, b, mask, micro_tiles=_flat_micro_tiles(micro_tiles))
 
 

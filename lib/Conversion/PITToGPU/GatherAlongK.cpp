@@ -363,9 +363,10 @@ Value GatherAlongKKernel::startAt(Value row, Value column) {
 
 /// The same at (row, column) and (row, column + 1), an even column.
 Value GatherAlongKKernel::startOfPair(Value row, Value column) {
-  if (!t.bias || !t.biasPerRow)
-    return t.bias ? k.widenToF32(k.loadPair(t.bias, ValueRange{column}))
-                  : nullptr;
+  if (!t.bias)
+    return nullptr;
+  if (!t.biasPerRow)
+    return k.widenToF32(k.loadPair(t.bias, ValueRange{column}));
   return vector::BroadcastOp::create(
       b, loc, VectorType::get({2}, b.getF32Type()), startAt(row, column));
 }
